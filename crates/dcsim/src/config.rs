@@ -1,0 +1,870 @@
+//! The run spec: what a user writes (TOML or a Python dict), resolved once into plain structs
+//! with every default filled in.
+//!
+//! Resolution walks the user's tree section by section. Every field has a documented default;
+//! an unknown or misspelt key, a value of the wrong type or out of range is rejected with a
+//! [`SpecError`] naming the field, the value and what is allowed (with a "did you mean"
+//! for near misses). The resolved [`Spec`] serializes back to TOML with every default
+//! visible, which is what `dcsim show` prints and every run directory stores.
+
+use crate::error::SpecError;
+use crate::units::BitRate;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// A fully resolved run spec.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Spec {
+    /// Master seed; every random stream of the run derives from it. Default 1.
+    pub seed: u64,
+    /// A free-form label for the run. Default "".
+    pub name: String,
+    /// The fabric.
+    pub topology: TopologySpec,
+    /// Flow sizes, arrivals and the traffic matrix.
+    pub workload: WorkloadSpec,
+    /// The transport protocol and its window/timer settings.
+    pub transport: TransportSpec,
+    /// DCTCP settings (used when `transport.protocol = "dctcp"`).
+    pub dctcp: DctcpSpec,
+}
+
+/// Topology kinds.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    /// Two-tier leaf-spine (the papers' 144-host fabric).
+    LeafSpine,
+    /// Three-tier k-ary fat-tree.
+    FatTree,
+    /// One switch.
+    Star,
+    /// Two switches joined by one bottleneck link.
+    Dumbbell,
+}
+
+/// Switching mode.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Switching {
+    /// A switch forwards a packet once it has fully arrived (ns-2).
+    StoreAndForward,
+    /// A switch forwards a packet once its header has arrived (YAPS, pHost paper).
+    CutThrough,
+}
+
+/// Load balancing over equal-cost paths.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoadBalancing {
+    /// Per-packet round robin at every switch (ns-2 packet spraying).
+    Spray,
+    /// Per-packet uniformly random choice.
+    SprayRandom,
+    /// Per-flow hash (ECMP).
+    Ecmp,
+}
+
+/// `[topology]`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TopologySpec {
+    /// `leaf-spine` (default), `fat-tree`, `star` or `dumbbell`.
+    pub kind: TopologyKind,
+    /// Leaf-spine: number of racks (ToR switches). Default 9.
+    pub racks: u32,
+    /// Leaf-spine: hosts per rack. Default 16.
+    pub hosts_per_rack: u32,
+    /// Leaf-spine: spine switches. Default 4.
+    pub spines: u32,
+    /// Fat-tree: the arity k (even). Default 6 (54 hosts).
+    pub k: u32,
+    /// Star: number of hosts. Default 16.
+    pub hosts: u32,
+    /// Dumbbell: hosts on each side. Default 1.
+    pub hosts_per_side: u32,
+    /// Host (edge) link rate in Gbps. Default 10.
+    pub host_link_gbps: f64,
+    /// Switch-to-switch link rate in Gbps. Default: leaf-spine 40 (host rate × hosts per rack
+    /// / spines / oversubscription); fat-tree, star, dumbbell: the host rate.
+    pub core_link_gbps: f64,
+    /// Leaf-spine: oversubscription ratio used to derive `core_link_gbps` when that is not
+    /// given. Default 1.
+    pub oversubscription: f64,
+    /// Propagation delay of every link, ns. Default 200.
+    pub link_delay_ns: u64,
+    /// Extra one-way delay on every host link, ns (2500 in the pFabric scripts). Default 0.
+    pub host_delay_ns: u64,
+    /// `cut-through` (default) or `store-and-forward`.
+    pub switching: Switching,
+    /// `spray` (default), `spray-random` or `ecmp`.
+    pub load_balancing: LoadBalancing,
+    /// Buffer per switch port and per NIC, bytes. Default 36864. `transport.buffer_bytes`
+    /// overrides it.
+    pub buffer_bytes: u64,
+}
+
+impl TopologySpec {
+    /// Host link rate.
+    pub fn host_rate(&self) -> BitRate {
+        BitRate::from_gbps(self.host_link_gbps)
+    }
+    /// Switch-to-switch link rate.
+    pub fn core_rate(&self) -> BitRate {
+        BitRate::from_gbps(self.core_link_gbps)
+    }
+    /// Number of hosts this topology has.
+    pub fn n_hosts(&self) -> u32 {
+        match self.kind {
+            TopologyKind::LeafSpine => self.racks * self.hosts_per_rack,
+            TopologyKind::FatTree => self.k * self.k * self.k / 4,
+            TopologyKind::Star => self.hosts,
+            TopologyKind::Dumbbell => 2 * self.hosts_per_side,
+        }
+    }
+}
+
+/// Where flow sizes come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FlowSizes {
+    /// A shipped CDF: `websearch`, `datamining` or `imc10`.
+    Named(String),
+    /// A CDF file (`size_pkts ignored cdf` per line).
+    File(String),
+    /// Every flow has this many bytes.
+    Fixed(u64),
+    /// Two sizes, see `workload.bimodal`.
+    Bimodal,
+}
+
+impl Serialize for FlowSizes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FlowSizes::Named(n) | FlowSizes::File(n) => s.serialize_str(n),
+            FlowSizes::Fixed(b) => s.serialize_u64(*b),
+            FlowSizes::Bimodal => s.serialize_str("bimodal"),
+        }
+    }
+}
+
+/// How a CDF is sampled (reference §1.3).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum SizeSampling {
+    /// Linear interpolation between CDF points, rounded up to whole packets (ns-2, YAPS 2015).
+    Interpolate,
+    /// Linear interpolation rounded to the nearest packet (YAPS 2016).
+    InterpolateRound,
+    /// Step CDF: the size of the first point whose probability is ≥ u.
+    Step,
+}
+
+/// Traffic matrices.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Matrix {
+    /// Every ordered pair is an independent Poisson process.
+    AllToAll,
+    /// Each host sends to one partner and receives from one.
+    Permutation,
+    /// Requests: `incast_senders` random senders answer one receiver, splitting the bytes.
+    Incast,
+    /// Flows read from a CSV trace.
+    Trace(String),
+}
+
+impl Serialize for Matrix {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Matrix::AllToAll => "all-to-all",
+            Matrix::Permutation => "permutation",
+            Matrix::Incast => "incast",
+            Matrix::Trace(p) => p,
+        })
+    }
+}
+
+/// `[workload.bimodal]`: flows of `small_bytes` with probability `p_small`, else `large_bytes`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BimodalSpec {
+    /// Default 3 packets (4380 B), as in pHost §4.
+    pub small_bytes: u64,
+    /// Default 700 packets (1,022,000 B).
+    pub large_bytes: u64,
+    /// Default 0.5.
+    pub p_small: f64,
+}
+
+/// `[workload]`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WorkloadSpec {
+    /// `websearch` (default), `datamining`, `imc10`, `bimodal`, a CDF file path, or a fixed
+    /// size in bytes (an integer or a string such as "100KB").
+    pub flow_sizes: FlowSizes,
+    /// `interpolate` (default), `interpolate-round` or `step`.
+    pub size_sampling: SizeSampling,
+    /// Used when `flow_sizes = "bimodal"`.
+    pub bimodal: BimodalSpec,
+    /// Offered load on each host link, 0 < load < 1. Default 0.6.
+    pub load: f64,
+    /// Mean flow size used for the arrival rate, bytes; 0 (default) = the exact mean of the
+    /// size distribution as sampled. The ns-2 scripts use 1138 × 1460 B for web search.
+    pub mean_size_bytes: u64,
+    /// `all-to-all` (default), `permutation`, `incast`, or a trace CSV path.
+    pub matrix: Matrix,
+    /// Incast: senders per request. Default 10.
+    pub incast_senders: u32,
+    /// Number of flows to generate (for traces: at most this many rows; 0 = all). Default
+    /// 20000.
+    pub flows: u64,
+    /// Stop the run at this simulated time, ms; 0 (default) = run until every flow finishes.
+    pub duration_ms: f64,
+    /// Fraction of the first flows (by arrival) left out of the statistics. Default 0.
+    pub warmup_fraction: f64,
+}
+
+/// Protocols.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Protocol {
+    /// TCP NewReno over DropTail.
+    Tcp,
+    /// DCTCP over DropTail with ECN marking.
+    Dctcp,
+}
+
+/// Retransmission timeout behaviour.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RtoMode {
+    /// max(min_rto, srtt + 4·rttvar), doubled per consecutive timeout up to `max_rto_us`.
+    Adaptive,
+    /// Always `min_rto_us`, no backoff (MinTCP).
+    Fixed,
+}
+
+/// Duplicate-ACK threshold for fast retransmit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DupAckThreshold {
+    /// Fast retransmit after this many duplicate ACKs.
+    Fixed(u32),
+    /// max(3, factor · cwnd) (ns-2 `dynamic_dupack_`, for packet spraying).
+    Dynamic(f64),
+    /// No fast retransmit.
+    Off,
+}
+
+impl Serialize for DupAckThreshold {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DupAckThreshold::Fixed(n) => s.serialize_u32(*n),
+            DupAckThreshold::Dynamic(_) => s.serialize_str("dynamic"),
+            DupAckThreshold::Off => s.serialize_str("off"),
+        }
+    }
+}
+
+/// `[transport]`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TransportSpec {
+    /// `dctcp` (default) or `tcp`.
+    pub protocol: Protocol,
+    /// Initial congestion window, packets. Default 12 (pFabric scripts, reference §7.1).
+    pub initial_window_pkts: u32,
+    /// Largest congestion window, packets. Default 149 (reference §7.1).
+    pub max_window_pkts: u32,
+    /// `adaptive` (default) or `fixed`.
+    pub rto: RtoMode,
+    /// Minimum (adaptive) or fixed RTO, µs. Default 200.
+    pub min_rto_us: f64,
+    /// Largest backed-off RTO, µs. Default 2,000,000 (2 s).
+    pub max_rto_us: f64,
+    /// Duplicate ACKs that trigger fast retransmit: an integer, `dynamic` (max(3, 0.75 cwnd),
+    /// the default under packet spraying) or `off`. Default under ECMP: 3.
+    pub dupack_threshold: DupAckThreshold,
+    /// Per-port buffer override, bytes; 0 (default) keeps `topology.buffer_bytes`.
+    pub buffer_bytes: u64,
+}
+
+/// `[dctcp]` (reference §7.1).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DctcpSpec {
+    /// EWMA gain for α. Default 1/16.
+    pub g: f64,
+    /// Marking threshold K, bytes of instantaneous queue. Default 22500 (15 packets, the
+    /// pFabric evaluation).
+    pub marking_threshold_bytes: u64,
+    /// α before the first update. Default 1 (a new flow assumes congestion, as Linux does).
+    pub initial_alpha: f64,
+}
+
+impl TransportSpec {
+    /// The buffer each port gets.
+    pub fn port_buffer(&self, topo: &TopologySpec) -> u64 {
+        if self.buffer_bytes > 0 {
+            self.buffer_bytes
+        } else {
+            topo.buffer_bytes
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Resolution
+// ---------------------------------------------------------------------------------------
+
+/// Parses TOML into a JSON-like tree (the form [`Spec::resolve`] takes).
+pub fn parse_toml(text: &str) -> Result<Value, SpecError> {
+    toml::from_str(text).map_err(|e| SpecError::new("<toml>", e.to_string().trim().to_string()))
+}
+
+/// Names of the shipped CDFs.
+pub const NAMED_CDFS: [&str; 3] = ["websearch", "datamining", "imc10"];
+
+/// Edit distance, for "did you mean" suggestions.
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest of `candidates` to `word`, if close enough to be a likely typo.
+pub fn suggest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    candidates
+        .iter()
+        .map(|c| (levenshtein(&word.to_lowercase(), c), *c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "nothing",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a float",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a table",
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("\"{s}\""),
+        other => other.to_string(),
+    }
+}
+
+/// Reads one table of the user's spec, remembering which keys are allowed.
+struct Section<'a> {
+    path: String,
+    map: Option<&'a Map<String, Value>>,
+    allowed: &'static [&'static str],
+}
+
+impl<'a> Section<'a> {
+    fn new(path: &str, value: Option<&'a Value>, allowed: &'static [&'static str]) -> Result<Self, SpecError> {
+        let map = match value {
+            None => None,
+            Some(Value::Object(m)) => Some(m),
+            Some(v) => return Err(SpecError::new(path, format!("must be a table, got {}", type_name(v)))),
+        };
+        let s = Section { path: path.to_string(), map, allowed };
+        s.check_keys()?;
+        Ok(s)
+    }
+
+    fn field(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{key}", self.path)
+        }
+    }
+
+    fn check_keys(&self) -> Result<(), SpecError> {
+        let Some(map) = self.map else { return Ok(()) };
+        for key in map.keys() {
+            if !self.allowed.contains(&key.as_str()) {
+                let hint = match suggest(key, self.allowed) {
+                    Some(s) => format!("; did you mean `{}`?", self.field(s)),
+                    None => format!("; allowed keys: {}", self.allowed.join(", ")),
+                };
+                return Err(SpecError::new(self.field(key), format!("unknown key{hint}")));
+            }
+        }
+        Ok(())
+    }
+
+    fn raw(&self, key: &str) -> Option<&'a Value> {
+        self.map.and_then(|m| m.get(key))
+    }
+
+    fn f64(&self, key: &str, default: f64) -> Result<f64, SpecError> {
+        match self.raw(key) {
+            None => Ok(default),
+            Some(Value::Number(n)) => Ok(n.as_f64().unwrap_or(default)),
+            Some(v) => Err(SpecError::new(self.field(key), format!("must be a number, got {} {}", type_name(v), show(v)))),
+        }
+    }
+
+    fn f64_in(&self, key: &str, default: f64, lo: f64, hi: f64, what: &str) -> Result<f64, SpecError> {
+        let x = self.f64(key, default)?;
+        if !(x.is_finite() && x >= lo && x <= hi) {
+            return Err(SpecError::new(self.field(key), format!("{x} is out of range: {what}")));
+        }
+        Ok(x)
+    }
+
+    fn u64(&self, key: &str, default: u64) -> Result<u64, SpecError> {
+        match self.raw(key) {
+            None => Ok(default),
+            Some(v) => as_u64(v).ok_or_else(|| {
+                SpecError::new(self.field(key), format!("must be a non-negative integer, got {} {}", type_name(v), show(v)))
+            }),
+        }
+    }
+
+    fn u64_in(&self, key: &str, default: u64, lo: u64, hi: u64) -> Result<u64, SpecError> {
+        let x = self.u64(key, default)?;
+        if x < lo || x > hi {
+            return Err(SpecError::new(self.field(key), format!("{x} is out of range: must be between {lo} and {hi}")));
+        }
+        Ok(x)
+    }
+
+    fn u32_in(&self, key: &str, default: u32, lo: u32, hi: u32) -> Result<u32, SpecError> {
+        Ok(self.u64_in(key, default as u64, lo as u64, hi as u64)? as u32)
+    }
+
+    /// A byte count: an integer, or a string with a unit ("36KB", "1.5 MB", "64KiB").
+    fn bytes(&self, key: &str, default: u64) -> Result<u64, SpecError> {
+        match self.raw(key) {
+            None => Ok(default),
+            Some(Value::String(s)) => parse_bytes(s).ok_or_else(|| {
+                SpecError::new(self.field(key), format!("\"{s}\" is not a byte count; write an integer or e.g. \"36KB\", \"1.5MB\""))
+            }),
+            Some(v) => self.u64(key, default).map_err(|_| {
+                SpecError::new(self.field(key), format!("must be a byte count, got {} {}", type_name(v), show(v)))
+            }),
+        }
+    }
+
+    fn string(&self, key: &str) -> Result<Option<&'a str>, SpecError> {
+        match self.raw(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(v) => Err(SpecError::new(self.field(key), format!("must be a string, got {} {}", type_name(v), show(v)))),
+        }
+    }
+
+    fn choice<T: Copy>(&self, key: &str, default: T, options: &[(&'static str, T)]) -> Result<T, SpecError> {
+        let Some(s) = self.string(key)? else { return Ok(default) };
+        if let Some((_, v)) = options.iter().find(|(n, _)| n.eq_ignore_ascii_case(s)) {
+            return Ok(*v);
+        }
+        let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+        let hint = match suggest(s, &names) {
+            Some(n) => format!(" (did you mean \"{n}\"?)"),
+            None => String::new(),
+        };
+        Err(SpecError::new(self.field(key), format!("\"{s}\" is not one of {}{hint}", quote_list(&names))))
+    }
+}
+
+fn quote_list(names: &[&str]) -> String {
+    names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ")
+}
+
+fn as_u64(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 1.8e19).map(|f| f as u64)
+        }),
+        _ => None,
+    }
+}
+
+/// Parses "36864", "36KB", "1.5 MB", "64KiB" (KB = 1000 B, KiB = 1024 B).
+pub fn parse_bytes(s: &str) -> Option<u64> {
+    let t = s.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let x: f64 = num.parse().ok()?;
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "kib" => 1024.0,
+        "mib" => 1048576.0,
+        "gib" => 1073741824.0,
+        _ => return None,
+    };
+    let v = x * mult;
+    (v.is_finite() && v >= 0.0).then(|| v.round() as u64)
+}
+
+const TOP_KEYS: &[&str] = &["seed", "name", "topology", "workload", "transport", "dctcp"];
+const TOPOLOGY_KEYS: &[&str] = &[
+    "kind", "racks", "hosts_per_rack", "spines", "k", "hosts", "hosts_per_side", "host_link_gbps",
+    "core_link_gbps", "oversubscription", "link_delay_ns", "host_delay_ns", "switching",
+    "load_balancing", "buffer_bytes",
+];
+const WORKLOAD_KEYS: &[&str] = &[
+    "flow_sizes", "size_sampling", "bimodal", "load", "mean_size_bytes", "matrix", "incast_senders",
+    "flows", "duration_ms", "warmup_fraction",
+];
+const BIMODAL_KEYS: &[&str] = &["small_bytes", "large_bytes", "p_small"];
+const TRANSPORT_KEYS: &[&str] = &[
+    "protocol", "initial_window_pkts", "max_window_pkts", "rto", "min_rto_us", "max_rto_us",
+    "dupack_threshold", "buffer_bytes",
+];
+const DCTCP_KEYS: &[&str] = &["g", "marking_threshold_bytes", "initial_alpha"];
+
+impl Spec {
+    /// Resolves a spec tree (as parsed from TOML or handed over from Python).
+    pub fn resolve(root: &Value) -> Result<Spec, SpecError> {
+        let top = Section::new("", Some(root), TOP_KEYS)?;
+        let seed = top.u64("seed", 1)?;
+        let name = top.string("name")?.unwrap_or("").to_string();
+        let topology = resolve_topology(&Section::new("topology", top.raw("topology"), TOPOLOGY_KEYS)?)?;
+        let workload = resolve_workload(&Section::new("workload", top.raw("workload"), WORKLOAD_KEYS)?, &topology)?;
+        let transport = resolve_transport(&Section::new("transport", top.raw("transport"), TRANSPORT_KEYS)?, &topology)?;
+        let d = Section::new("dctcp", top.raw("dctcp"), DCTCP_KEYS)?;
+        let dctcp = DctcpSpec {
+            g: d.f64_in("g", 1.0 / 16.0, 0.0, 1.0, "must be between 0 and 1")?,
+            marking_threshold_bytes: d.bytes("marking_threshold_bytes", 22_500)?,
+            initial_alpha: d.f64_in("initial_alpha", 1.0, 0.0, 1.0, "must be between 0 and 1")?,
+        };
+        let spec = Spec { seed, name, topology, workload, transport, dctcp };
+        spec.check_files()?;
+        Ok(spec)
+    }
+
+    /// Parses and resolves a TOML document.
+    pub fn from_toml_str(text: &str) -> Result<Spec, SpecError> {
+        Spec::resolve(&parse_toml(text)?)
+    }
+
+    /// Parses and resolves a JSON document (what the Python layer hands over).
+    pub fn from_json_str(text: &str) -> Result<Spec, SpecError> {
+        let v: Value = serde_json::from_str(text).map_err(|e| SpecError::new("<json>", e.to_string()))?;
+        Spec::resolve(&v)
+    }
+
+    /// The resolved spec as TOML, every default filled in.
+    pub fn to_toml_string(&self) -> String {
+        toml::to_string(self).expect("a resolved spec always serializes")
+    }
+
+    /// The resolved spec as JSON.
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string(self).expect("a resolved spec always serializes")
+    }
+
+    /// Loads every file the spec names (CDF, trace), so a bad file fails before the run.
+    fn check_files(&self) -> Result<(), SpecError> {
+        crate::workload::FlowSizeSampler::from_spec(&self.workload)?;
+        if let Matrix::Trace(path) = &self.workload.matrix {
+            crate::workload::trace::read_trace(path, self.topology.n_hosts())?;
+        }
+        Ok(())
+    }
+}
+
+fn resolve_topology(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
+    let kind = t.choice(
+        "kind",
+        TopologyKind::LeafSpine,
+        &[
+            ("leaf-spine", TopologyKind::LeafSpine),
+            ("fat-tree", TopologyKind::FatTree),
+            ("star", TopologyKind::Star),
+            ("dumbbell", TopologyKind::Dumbbell),
+        ],
+    )?;
+    let racks = t.u32_in("racks", 9, 1, 4096)?;
+    let hosts_per_rack = t.u32_in("hosts_per_rack", 16, 1, 4096)?;
+    let spines = t.u32_in("spines", 4, 1, 1024)?;
+    let k = t.u32_in("k", 6, 2, 64)?;
+    if kind == TopologyKind::FatTree && k % 2 != 0 {
+        return Err(SpecError::new(t.field("k"), format!("{k} does not fit a fat-tree: k must be even")));
+    }
+    let hosts = t.u32_in("hosts", 16, 2, 65536)?;
+    let hosts_per_side = t.u32_in("hosts_per_side", 1, 1, 65536)?;
+    let host_link_gbps = t.f64_in("host_link_gbps", 10.0, 1e-3, 1e4, "must be a positive rate in Gbps")?;
+    let oversubscription = t.f64_in("oversubscription", 1.0, 1e-3, 1e3, "must be a positive ratio")?;
+    let default_core = match kind {
+        TopologyKind::LeafSpine => host_link_gbps * hosts_per_rack as f64 / spines as f64 / oversubscription,
+        _ => host_link_gbps,
+    };
+    let core_link_gbps = t.f64_in("core_link_gbps", default_core, 1e-3, 1e5, "must be a positive rate in Gbps")?;
+    // Both may be given (a resolved spec has both) as long as they agree.
+    if kind == TopologyKind::LeafSpine
+        && t.raw("core_link_gbps").is_some()
+        && t.raw("oversubscription").is_some()
+        && (core_link_gbps - default_core).abs() > 1e-9 * default_core
+    {
+        return Err(SpecError::new(
+            t.field("oversubscription"),
+            format!(
+                "{oversubscription} disagrees with `topology.core_link_gbps` = {core_link_gbps} \
+                 (which implies {}); give one of them",
+                host_link_gbps * hosts_per_rack as f64 / spines as f64 / core_link_gbps
+            ),
+        ));
+    }
+    let spec = TopologySpec {
+        kind,
+        racks,
+        hosts_per_rack,
+        spines,
+        k,
+        hosts,
+        hosts_per_side,
+        host_link_gbps,
+        core_link_gbps,
+        oversubscription,
+        link_delay_ns: t.u64_in("link_delay_ns", 200, 0, 1_000_000_000)?,
+        host_delay_ns: t.u64_in("host_delay_ns", 0, 0, 1_000_000_000)?,
+        switching: t.choice(
+            "switching",
+            Switching::CutThrough,
+            &[("cut-through", Switching::CutThrough), ("store-and-forward", Switching::StoreAndForward)],
+        )?,
+        load_balancing: t.choice(
+            "load_balancing",
+            LoadBalancing::Spray,
+            &[("spray", LoadBalancing::Spray), ("spray-random", LoadBalancing::SprayRandom), ("ecmp", LoadBalancing::Ecmp)],
+        )?,
+        buffer_bytes: t.bytes("buffer_bytes", 36_864)?,
+    };
+    if spec.buffer_bytes < crate::units::MTU_BYTES as u64 {
+        return Err(SpecError::new(
+            t.field("buffer_bytes"),
+            format!("{} bytes cannot hold one 1500-byte packet", spec.buffer_bytes),
+        ));
+    }
+    if spec.n_hosts() < 2 {
+        return Err(SpecError::new(t.field("kind"), "the topology must have at least 2 hosts"));
+    }
+    if spec.n_hosts() > 1_000_000 {
+        return Err(SpecError::new(t.field("kind"), format!("{} hosts do not fit: at most 1,000,000", spec.n_hosts())));
+    }
+    Ok(spec)
+}
+
+fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, SpecError> {
+    let flow_sizes = match w.raw("flow_sizes") {
+        None => FlowSizes::Named("websearch".into()),
+        Some(Value::String(s)) => {
+            let lower = s.to_ascii_lowercase();
+            if NAMED_CDFS.contains(&lower.as_str()) {
+                FlowSizes::Named(lower)
+            } else if lower == "bimodal" {
+                FlowSizes::Bimodal
+            } else if let Some(b) = parse_bytes(s) {
+                FlowSizes::Fixed(b)
+            } else if std::path::Path::new(s).exists() {
+                FlowSizes::File(s.clone())
+            } else {
+                let mut names: Vec<&str> = NAMED_CDFS.to_vec();
+                names.push("bimodal");
+                let hint = suggest(s, &names).map(|n| format!(" (did you mean \"{n}\"?)")).unwrap_or_default();
+                return Err(SpecError::new(
+                    w.field("flow_sizes"),
+                    format!("\"{s}\" is neither one of {}, a byte count, nor an existing CDF file{hint}", quote_list(&names)),
+                ));
+            }
+        }
+        Some(v) => match as_u64(v) {
+            Some(b) => FlowSizes::Fixed(b),
+            None => {
+                return Err(SpecError::new(
+                    w.field("flow_sizes"),
+                    format!("must be a workload name, a CDF path or a byte count, got {} {}", type_name(v), show(v)),
+                ))
+            }
+        },
+    };
+    if flow_sizes == FlowSizes::Fixed(0) {
+        return Err(SpecError::new(w.field("flow_sizes"), "a fixed flow size must be at least 1 byte"));
+    }
+    let b = Section::new("workload.bimodal", w.raw("bimodal"), BIMODAL_KEYS)?;
+    let bimodal = BimodalSpec {
+        small_bytes: b.bytes("small_bytes", 3 * 1460)?,
+        large_bytes: b.bytes("large_bytes", 700 * 1460)?,
+        p_small: b.f64_in("p_small", 0.5, 0.0, 1.0, "must be a probability between 0 and 1")?,
+    };
+    let load = w.f64("load", 0.6)?;
+    if !(load > 0.0 && load < 1.0) {
+        return Err(SpecError::new(w.field("load"), format!("{load} is out of range: load must be > 0 and < 1")));
+    }
+    let matrix = match w.string("matrix")? {
+        None => Matrix::AllToAll,
+        Some(s) => match s.to_ascii_lowercase().as_str() {
+            "all-to-all" => Matrix::AllToAll,
+            "permutation" => Matrix::Permutation,
+            "incast" => Matrix::Incast,
+            _ if s.ends_with(".csv") || std::path::Path::new(s).exists() => Matrix::Trace(s.to_string()),
+            _ => {
+                let names = ["all-to-all", "permutation", "incast"];
+                let hint = suggest(s, &names).map(|n| format!(" (did you mean \"{n}\"?)")).unwrap_or_default();
+                return Err(SpecError::new(
+                    w.field("matrix"),
+                    format!("\"{s}\" is not one of {} nor a trace CSV file{hint}", quote_list(&names)),
+                ));
+            }
+        },
+    };
+    let incast_senders = w.u32_in("incast_senders", 10, 1, 1_000_000)?;
+    if matrix == Matrix::Incast && incast_senders >= topo.n_hosts() {
+        return Err(SpecError::new(
+            w.field("incast_senders"),
+            format!("{incast_senders} senders do not fit: the topology has {} hosts, so at most {}", topo.n_hosts(), topo.n_hosts() - 1),
+        ));
+    }
+    let flows = w.u64_in("flows", 20_000, 0, 1_000_000_000)?;
+    if flows == 0 && !matches!(matrix, Matrix::Trace(_)) {
+        return Err(SpecError::new(w.field("flows"), "0 flows: give at least 1 (0 means \"all rows\" only for a trace)"));
+    }
+    Ok(WorkloadSpec {
+        flow_sizes,
+        size_sampling: w.choice(
+            "size_sampling",
+            SizeSampling::Interpolate,
+            &[
+                ("interpolate", SizeSampling::Interpolate),
+                ("interpolate-round", SizeSampling::InterpolateRound),
+                ("step", SizeSampling::Step),
+            ],
+        )?,
+        bimodal,
+        load,
+        mean_size_bytes: w.bytes("mean_size_bytes", 0)?,
+        matrix,
+        incast_senders,
+        flows,
+        duration_ms: w.f64_in("duration_ms", 0.0, 0.0, 1e9, "must be >= 0 (0 = no limit)")?,
+        warmup_fraction: w.f64_in("warmup_fraction", 0.0, 0.0, 0.99, "must be in [0, 0.99]")?,
+    })
+}
+
+fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSpec, SpecError> {
+    let protocol = t.choice("protocol", Protocol::Dctcp, &[("dctcp", Protocol::Dctcp), ("tcp", Protocol::Tcp)])?;
+    let dupack_threshold = match t.raw("dupack_threshold") {
+        None => match topo.load_balancing {
+            LoadBalancing::Ecmp => DupAckThreshold::Fixed(3),
+            _ => DupAckThreshold::Dynamic(0.75),
+        },
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("dynamic") => DupAckThreshold::Dynamic(0.75),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("off") => DupAckThreshold::Off,
+        Some(v) => match as_u64(v) {
+            Some(n) if n >= 1 && n <= 1_000_000 => DupAckThreshold::Fixed(n as u32),
+            _ => {
+                return Err(SpecError::new(
+                    t.field("dupack_threshold"),
+                    format!("{} is not allowed: use an integer >= 1, \"dynamic\" or \"off\"", show(v)),
+                ))
+            }
+        },
+    };
+    let initial_window_pkts = t.u32_in("initial_window_pkts", 12, 1, 1_000_000)?;
+    let max_window_pkts = t.u32_in("max_window_pkts", 149, 1, 1_000_000)?;
+    if max_window_pkts < initial_window_pkts {
+        return Err(SpecError::new(
+            t.field("max_window_pkts"),
+            format!("{max_window_pkts} is below `transport.initial_window_pkts` = {initial_window_pkts}"),
+        ));
+    }
+    let min_rto_us = t.f64_in("min_rto_us", 200.0, 0.001, 1e9, "must be a positive time in µs")?;
+    let max_rto_us = t.f64_in("max_rto_us", 2_000_000.0, 0.001, 1e10, "must be a positive time in µs")?;
+    if max_rto_us < min_rto_us {
+        return Err(SpecError::new(t.field("max_rto_us"), format!("{max_rto_us} is below `transport.min_rto_us` = {min_rto_us}")));
+    }
+    let buffer_bytes = t.bytes("buffer_bytes", 0)?;
+    if buffer_bytes > 0 && buffer_bytes < crate::units::MTU_BYTES as u64 {
+        return Err(SpecError::new(t.field("buffer_bytes"), format!("{buffer_bytes} bytes cannot hold one 1500-byte packet")));
+    }
+    Ok(TransportSpec {
+        protocol,
+        initial_window_pkts,
+        max_window_pkts,
+        rto: t.choice("rto", RtoMode::Adaptive, &[("adaptive", RtoMode::Adaptive), ("fixed", RtoMode::Fixed)])?,
+        min_rto_us,
+        max_rto_us,
+        dupack_threshold,
+        buffer_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(toml: &str) -> SpecError {
+        Spec::from_toml_str(toml).unwrap_err()
+    }
+
+    #[test]
+    fn defaults_are_the_papers_fabric() {
+        let s = Spec::from_toml_str("").unwrap();
+        assert_eq!(s.topology.n_hosts(), 144);
+        assert_eq!(s.topology.core_link_gbps, 40.0);
+        assert_eq!(s.workload.load, 0.6);
+        assert_eq!(s.transport.protocol, Protocol::Dctcp);
+        assert_eq!(s.transport.dupack_threshold, DupAckThreshold::Dynamic(0.75));
+        // The resolved spec round-trips through TOML.
+        let again = Spec::from_toml_str(&s.to_toml_string()).unwrap();
+        assert_eq!(again, s);
+    }
+
+    #[test]
+    fn misspelt_keys_get_a_suggestion() {
+        let e = err("[workload]\nlaod = 0.5");
+        assert_eq!(e.path, "workload.laod");
+        assert!(e.message.contains("did you mean `workload.load`"), "{e}");
+        let e = err("[topolgy]\nkind = \"star\"");
+        assert!(e.message.contains("did you mean `topology`"), "{e}");
+        let e = err("[topology]\nkind = \"fat-tre\"");
+        assert!(e.message.contains("did you mean \"fat-tree\""), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_field_value_and_range() {
+        for (toml, path, needle) in [
+            ("[workload]\nload = 1.0", "workload.load", "must be > 0 and < 1"),
+            ("[workload]\nload = 0", "workload.load", "must be > 0 and < 1"),
+            ("[workload]\nload = \"high\"", "workload.load", "must be a number, got a string \"high\""),
+            ("[topology]\nracks = -3", "topology.racks", "non-negative integer"),
+            ("[topology]\nkind = \"fat-tree\"\nk = 5", "topology.k", "must be even"),
+            ("[topology]\nbuffer_bytes = 100", "topology.buffer_bytes", "cannot hold"),
+            ("[workload]\nmatrix = \"incast\"\nincast_senders = 144", "workload.incast_senders", "do not fit"),
+            ("[transport]\nprotocol = \"dctpc\"", "transport.protocol", "did you mean \"dctcp\""),
+            ("[transport]\ndupack_threshold = \"sometimes\"", "transport.dupack_threshold", "\"dynamic\" or \"off\""),
+        ] {
+            let e = err(toml);
+            assert_eq!(e.path, path, "{toml}");
+            assert!(e.message.contains(needle), "{toml}: {e}");
+        }
+    }
+
+    #[test]
+    fn byte_counts_accept_units() {
+        assert_eq!(parse_bytes("36KB"), Some(36_000));
+        assert_eq!(parse_bytes("1.5 MB"), Some(1_500_000));
+        assert_eq!(parse_bytes("64KiB"), Some(65_536));
+        assert_eq!(parse_bytes("12"), Some(12));
+        assert_eq!(parse_bytes("lots"), None);
+        let s = Spec::from_toml_str("[workload]\nflow_sizes = \"100KB\"").unwrap();
+        assert_eq!(s.workload.flow_sizes, FlowSizes::Fixed(100_000));
+    }
+}

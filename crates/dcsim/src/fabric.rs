@@ -1,0 +1,178 @@
+//! The fabric at run time: the event scheduler, the packet pool, the network and the
+//! forwarding logic that moves packets from port to port.
+//!
+//! Event structure per port (after htsim's `Queue`): an arriving packet goes straight onto an
+//! idle link; otherwise it is queued and, on the idle→busy transition, one transmit-complete
+//! event ([`Event::TxDone`]) is scheduled; each completion starts the next packet. A link
+//! only delays: the packet reappears at the next node as an [`Event::Arrive`] after its lead
+//! time plus the propagation delay.
+
+use crate::packet::{Packet, PacketId, PacketPool};
+use crate::queue::{HopKind, Offer, QueueDiscipline};
+use crate::topology::{Balancer, Network};
+use dcsim_engine::{Rng, Scheduler, SimTime};
+
+/// Every event of a simulation. Small and `Copy` (12 bytes).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The workload's next flow arrives.
+    NextFlow,
+    /// Port `.0` finished serializing a packet.
+    TxDone(u32),
+    /// Packet `.1` reaches node `.0`.
+    Arrive(u32, PacketId),
+    /// Transport timer of flow slot `.0`, generation `.1`.
+    Timer(u32, u32),
+}
+
+/// Packet accounting for the conservation invariant.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PacketCounters {
+    /// Packets created by hosts.
+    pub created: u64,
+    /// Data packets created.
+    pub data: u64,
+    /// Control packets created.
+    pub control: u64,
+    /// Packets that reached their destination host.
+    pub delivered: u64,
+    /// Packets dropped by a port.
+    pub dropped: u64,
+}
+
+/// Scheduler, packets, network and forwarding state.
+pub struct Fabric {
+    /// The event scheduler.
+    pub sched: Scheduler<Event>,
+    /// All packets alive.
+    pub pool: PacketPool,
+    /// Topology, ports and routes.
+    pub net: Network,
+    balancer: Balancer,
+    queue_rng: Rng,
+    /// Conservation counters.
+    pub counters: PacketCounters,
+}
+
+impl Fabric {
+    /// A fabric over `net`; `seed` feeds the load balancer and queue tie-break streams.
+    pub fn new(net: Network, lb: crate::config::LoadBalancing, seed: u64) -> Self {
+        let balancer = Balancer::new(lb, net.n_hosts(), net.n_nodes(), Rng::stream(seed, 10));
+        Fabric {
+            sched: Scheduler::new(),
+            pool: PacketPool::new(),
+            net,
+            balancer,
+            queue_rng: Rng::stream(seed, 11),
+            counters: PacketCounters::default(),
+        }
+    }
+
+    /// Current simulated time.
+    #[inline]
+    pub fn now(&self) -> SimTime {
+        self.sched.now()
+    }
+
+    /// Schedules `ev` at `at` (never in the past: transports only schedule ahead).
+    #[inline]
+    pub fn schedule(&mut self, at: SimTime, ev: Event) {
+        debug_assert!(at >= self.now());
+        self.sched.schedule_at(at, ev).expect("transports schedule only in the future");
+    }
+
+    /// A host sends `p`: it enters the host's NIC queue.
+    #[inline]
+    pub fn inject(&mut self, host: u32, p: Packet) {
+        self.counters.created += 1;
+        if p.is_control() {
+            self.counters.control += 1;
+        } else {
+            self.counters.data += 1;
+        }
+        let id = self.pool.alloc(p);
+        let nic = self.net.nic(host);
+        self.offer(nic, id);
+    }
+
+    /// The destination host consumed packet `id`.
+    #[inline]
+    pub fn deliver(&mut self, id: PacketId) {
+        self.counters.delivered += 1;
+        self.pool.free(id);
+    }
+
+    #[inline]
+    fn offer(&mut self, port: u32, id: PacketId) {
+        let now = self.sched.now();
+        let pt = &mut self.net.ports[port as usize];
+        match pt.offer(id, now, &mut self.pool, &mut self.queue_rng) {
+            Offer::TransmitNow => self.transmit(port, id),
+            Offer::Queued => self.ensure_wakeup(port),
+            Offer::Dropped(victim) => {
+                self.counters.dropped += 1;
+                self.pool.free(victim);
+                if victim != id {
+                    self.ensure_wakeup(port);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn ensure_wakeup(&mut self, port: u32) {
+        let pt = &mut self.net.ports[port as usize];
+        if !pt.wakeup_pending {
+            pt.wakeup_pending = true;
+            let at = pt.busy_until;
+            self.sched.schedule_at(at, Event::TxDone(port)).expect("busy_until is never in the past");
+        }
+    }
+
+    #[inline]
+    fn transmit(&mut self, port: u32, id: PacketId) {
+        let now = self.sched.now();
+        let cut = self.net.cut_through;
+        let pt = &mut self.net.ports[port as usize];
+        let arrive = pt.start_transmission(id, now, &self.pool, cut);
+        let peer = pt.peer;
+        self.sched.schedule_at(arrive, Event::Arrive(peer, id)).expect("arrivals are in the future");
+    }
+
+    /// Port `port` finished a packet: start the next one.
+    #[inline]
+    pub fn on_tx_done(&mut self, port: u32) {
+        let pt = &mut self.net.ports[port as usize];
+        pt.wakeup_pending = false;
+        if let Some(id) = pt.queue.dequeue(&self.pool) {
+            self.transmit(port, id);
+            if self.net.ports[port as usize].queue.len_packets() > 0 {
+                self.ensure_wakeup(port);
+            }
+        }
+    }
+
+    /// Packet `id` arrived at switch `node`: route it to an egress port.
+    #[inline]
+    pub fn on_arrive_at_switch(&mut self, node: u32, id: PacketId) {
+        let p = self.pool.get(id);
+        let (dst, flow) = (p.dst, p.flow);
+        let choices = self.net.routes.next_hops(node, dst);
+        let port = self.balancer.pick(node, flow, choices);
+        self.offer(port, id);
+    }
+
+    /// Packets waiting in queues.
+    pub fn packets_queued(&self) -> u64 {
+        self.net.ports.iter().map(|p| p.queue.len_packets() as u64).sum()
+    }
+
+    /// Drops (or marks) summed per hop kind.
+    pub fn per_hop(&self, f: impl Fn(&crate::queue::PortStats) -> u64) -> std::collections::BTreeMap<String, u64> {
+        let mut m: std::collections::BTreeMap<String, u64> = HopKind::ALL.iter().map(|h| (h.name().to_string(), 0)).collect();
+        for p in &self.net.ports {
+            *m.get_mut(p.hop.name()).expect("all kinds present") += f(&p.stats);
+        }
+        m
+    }
+}

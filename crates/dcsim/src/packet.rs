@@ -1,0 +1,131 @@
+//! Packets and the pool they live in.
+//!
+//! Packets are plain values stored in one arena ([`PacketPool`]) and addressed by a
+//! [`PacketId`]. A freed slot goes on a free list and is reused, so once the pool has grown to
+//! the peak number of packets in flight the hot path never allocates.
+
+use dcsim_engine::SimTime;
+
+/// Index of a packet in the [`PacketPool`].
+pub type PacketId = u32;
+
+/// What a packet is. Transports that need more kinds add variants here.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// A data segment carrying part of a flow.
+    Data,
+    /// A (cumulative) acknowledgement.
+    Ack,
+}
+
+/// ECN codepoints and the echo flag, as bits.
+pub mod ecn {
+    /// ECN-capable transport: switches may mark instead of ignoring.
+    pub const ECT: u8 = 1;
+    /// Congestion experienced: set by a switch on an ECT packet.
+    pub const CE: u8 = 2;
+    /// ECN echo: set on an ACK whose data packet carried CE.
+    pub const ECE: u8 = 4;
+}
+
+/// One packet. Small and `Copy`: 48 bytes.
+#[derive(Copy, Clone, Debug)]
+pub struct Packet {
+    /// Global id of the flow (never reused within a run).
+    pub flow: u32,
+    /// Slot of the flow in the transport's table, for O(1) lookup at the ends.
+    pub slot: u32,
+    /// Source host index.
+    pub src: u32,
+    /// Destination host index.
+    pub dst: u32,
+    /// Data: the packet's index in the flow (0-based). Ack: the next packet expected.
+    pub seq: u32,
+    /// Bytes on the wire, header included.
+    pub size_bytes: u32,
+    /// Scheduling priority for priority-aware disciplines; lower is more urgent.
+    pub priority: u64,
+    /// Data: when the sender transmitted it. Ack: the echoed send time of the data packet
+    /// that triggered it (a timestamp option), for RTT samples.
+    pub timestamp: SimTime,
+    /// What it is.
+    pub kind: PacketKind,
+    /// ECN bits ([`ecn`]).
+    pub ecn: u8,
+    /// Strict-priority class for multi-queue ports (0 = highest).
+    pub class: u8,
+    /// True for a data packet that is a retransmission (for statistics).
+    pub retransmit: bool,
+}
+
+impl Packet {
+    /// True for header-only control packets (ACKs and the like).
+    #[inline]
+    pub fn is_control(&self) -> bool {
+        self.kind != PacketKind::Data
+    }
+}
+
+/// Arena of packets with a free list.
+#[derive(Debug, Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<PacketId>,
+    live: usize,
+    peak: usize,
+}
+
+impl PacketPool {
+    /// An empty pool.
+    pub fn new() -> Self {
+        PacketPool { slots: Vec::with_capacity(4096), free: Vec::with_capacity(4096), live: 0, peak: 0 }
+    }
+
+    /// Stores `p` and returns its id. Amortised O(1); allocates only when the pool grows past
+    /// its previous peak.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PacketId {
+        self.live += 1;
+        if self.live > self.peak {
+            self.peak = self.live;
+        }
+        if let Some(id) = self.free.pop() {
+            self.slots[id as usize] = p;
+            id
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as PacketId
+        }
+    }
+
+    /// Returns slot `id` to the free list. The caller must not use `id` afterwards.
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
+        debug_assert!(self.live > 0);
+        self.live -= 1;
+        self.free.push(id);
+    }
+
+    /// The packet `id`.
+    #[inline]
+    pub fn get(&self, id: PacketId) -> &Packet {
+        &self.slots[id as usize]
+    }
+
+    /// The packet `id`, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+
+    /// Packets currently alive (in a queue, on a wire or being handled).
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Most packets alive at once so far.
+    pub fn peak(&self) -> usize {
+        self.peak
+    }
+}

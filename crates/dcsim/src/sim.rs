@@ -1,0 +1,248 @@
+//! A simulation run: builds the fabric, transport and workload from a [`Spec`] and drives
+//! the event loop until every flow has finished (or the time limit).
+
+use crate::config::{Protocol, Spec};
+use crate::error::{RunError, SpecError};
+use crate::fabric::{Event, Fabric};
+use crate::metrics::{ideal_fct, summarize, FlowRecords, Hop, RunCounters, Summary};
+use crate::queue::{AnyQueue, DropTail, EcnMarking};
+use crate::topology::{Network, NodeKind, PortInfo};
+use crate::transport::window::{Completion, WindowParams, WindowTransport};
+use crate::transport::{AnyCc, Dctcp, Reno};
+use crate::workload::{FlowArrival, Generator};
+use dcsim_engine::SimTime;
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// A snapshot for progress reporting.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Simulated time now.
+    pub sim_time: SimTime,
+    /// Flows finished.
+    pub flows_done: u64,
+    /// Flows the run will generate.
+    pub flows_total: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Wall-clock seconds since the loop started.
+    pub wall_seconds: f64,
+}
+
+/// What a run produces.
+#[derive(Debug)]
+pub struct RunOutput {
+    /// One row per flow.
+    pub records: FlowRecords,
+    /// The statistics.
+    pub summary: Summary,
+}
+
+/// One simulation, ready to run.
+pub struct Simulation {
+    spec: Spec,
+    fab: Fabric,
+    transport: WindowTransport,
+    workload: Generator,
+    records: FlowRecords,
+    next: Option<FlowArrival>,
+    stop_at: SimTime,
+    completed: u64,
+    fct_below_ideal: u64,
+    paths: HashMap<(u32, u32), (Vec<Hop>, Vec<Hop>)>,
+}
+
+impl Simulation {
+    /// Builds everything `spec` describes. Fails only on spec problems.
+    pub fn new(spec: Spec) -> Result<Self, SpecError> {
+        let workload = Generator::new(&spec)?;
+        let buffer = spec.transport.port_buffer(&spec.topology);
+        let marking = match spec.transport.protocol {
+            Protocol::Dctcp => EcnMarking::Instantaneous { threshold_bytes: spec.dctcp.marking_threshold_bytes },
+            Protocol::Tcp => EcnMarking::Off,
+        };
+        let factory = move |_info: PortInfo| (AnyQueue::DropTail(DropTail::new(buffer)), marking);
+        let net = Network::build(&spec.topology, &factory);
+        let fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
+        let t = &spec.transport;
+        let params = WindowParams {
+            initial_window: t.initial_window_pkts,
+            max_window: t.max_window_pkts,
+            rto_mode: t.rto,
+            min_rto: SimTime::from_us_f64(t.min_rto_us),
+            max_rto: SimTime::from_us_f64(t.max_rto_us),
+            dupack: t.dupack_threshold,
+        };
+        let cc = match t.protocol {
+            Protocol::Tcp => AnyCc::Reno(Reno),
+            Protocol::Dctcp => AnyCc::Dctcp(Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha)),
+        };
+        let stop_at =
+            if spec.workload.duration_ms > 0.0 { SimTime::from_secs_f64(spec.workload.duration_ms / 1e3) } else { SimTime::MAX };
+        Ok(Simulation {
+            transport: WindowTransport::new(params, cc),
+            fab,
+            workload,
+            records: FlowRecords::default(),
+            next: None,
+            stop_at,
+            completed: 0,
+            fct_below_ideal: 0,
+            paths: HashMap::new(),
+            spec,
+        })
+    }
+
+    /// The resolved spec.
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// The network (for inspection in tests).
+    pub fn network(&self) -> &Network {
+        &self.fab.net
+    }
+
+    /// The ideal FCT of a `size_bytes` flow from `src` to `dst` in this fabric.
+    pub fn ideal_fct(&mut self, src: u32, dst: u32, size_bytes: u64) -> SimTime {
+        let net = &self.fab.net;
+        let (fwd, rev) = self.paths.entry((src, dst)).or_insert_with(|| {
+            let hops = |a: u32, b: u32| -> Vec<Hop> {
+                net.path(a, b)
+                    .iter()
+                    .map(|&p| {
+                        let pt = &net.ports[p as usize];
+                        Hop { rate: pt.rate, delay: pt.delay, header_lead: net.cut_through && !pt.peer_is_host }
+                    })
+                    .collect()
+            };
+            (hops(src, dst), hops(dst, src))
+        });
+        ideal_fct(size_bytes, fwd, rev)
+    }
+
+    fn start_next_flow(&mut self) {
+        let f = self.next.take().expect("a NextFlow event always has a flow");
+        let ideal = self.ideal_fct(f.src, f.dst, f.size_bytes);
+        self.records.push(&f, ideal);
+        self.transport.start_flow(&f, &mut self.fab);
+        self.schedule_next_arrival();
+    }
+
+    fn schedule_next_arrival(&mut self) {
+        self.next = self.workload.next_flow();
+        if let Some(n) = &self.next {
+            let at = n.start.max(self.fab.now());
+            self.fab.schedule(at, Event::NextFlow);
+        }
+    }
+
+    fn record(&mut self, c: Completion) {
+        let i = c.flow as usize;
+        let now = self.fab.now();
+        let r = &mut self.records;
+        r.finish_ps[i] = now.as_ps();
+        r.retransmits[i] = c.retransmits;
+        r.timeouts[i] = c.timeouts;
+        r.packets_sent[i] = c.packets_sent;
+        // Invariant: no flow beats the idle network.
+        let fct = now.as_ps() - r.start_ps[i];
+        if fct < r.ideal_ps[i] {
+            self.fct_below_ideal += 1;
+            debug_assert!(false, "flow {i}: FCT {fct} ps below ideal {} ps", r.ideal_ps[i]);
+        }
+        self.completed += 1;
+    }
+
+    /// Runs to the end. `progress` is called about five times a second of wall time; return
+    /// `false` from it to interrupt the run.
+    pub fn run(mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<RunOutput, RunError> {
+        let wall = Instant::now();
+        let n_hosts = self.fab.net.n_hosts();
+        let total = self.workload.total();
+        self.schedule_next_arrival();
+        let mut last_report = 0.0f64;
+        loop {
+            if self.next.is_none() && self.completed == self.records.len() as u64 {
+                break;
+            }
+            match self.fab.sched.peek_time() {
+                None => break,
+                Some(t) if t > self.stop_at => break,
+                _ => {}
+            }
+            let (_, ev) = self.fab.sched.pop().expect("peeked");
+            match ev {
+                Event::Arrive(node, pkt) => {
+                    if node < n_hosts {
+                        debug_assert_eq!(self.fab.pool.get(pkt).dst, node, "packet delivered to the wrong host");
+                        if let Some(c) = self.transport.on_packet(pkt, &mut self.fab) {
+                            self.record(c);
+                        }
+                    } else {
+                        self.fab.on_arrive_at_switch(node, pkt);
+                    }
+                }
+                Event::TxDone(port) => self.fab.on_tx_done(port),
+                Event::Timer(slot, gen) => self.transport.on_timer(slot, gen, &mut self.fab),
+                Event::NextFlow => self.start_next_flow(),
+            }
+            if self.fab.sched.processed() & 0xFFFF == 0 {
+                let secs = wall.elapsed().as_secs_f64();
+                if secs - last_report >= 0.2 {
+                    last_report = secs;
+                    let p = Progress {
+                        sim_time: self.fab.now(),
+                        flows_done: self.completed,
+                        flows_total: total,
+                        events: self.fab.sched.processed(),
+                        wall_seconds: secs,
+                    };
+                    if !progress(&p) {
+                        return Err(RunError::Interrupted(self.fab.now()));
+                    }
+                }
+            }
+        }
+        let wall_seconds = wall.elapsed().as_secs_f64();
+        let conservation_error = self.conservation_error();
+        debug_assert_eq!(conservation_error, 0, "packets were lost or invented");
+        let fab = &self.fab;
+        let counters = RunCounters {
+            events: fab.sched.processed(),
+            wall_seconds,
+            sim_time_us: fab.now().as_us_f64(),
+            data_packets_injected: fab.counters.data,
+            control_packets_injected: fab.counters.control,
+            packets_delivered: fab.counters.delivered,
+            drops_by_hop: fab.per_hop(|s| s.dropped_packets),
+            marks_by_hop: fab.per_hop(|s| s.marked_packets),
+            peak_packets_in_flight: fab.pool.peak() as u64,
+            fct_below_ideal: self.fct_below_ideal,
+            conservation_error,
+        };
+        let warmup = (self.spec.workload.warmup_fraction * self.records.len() as f64).floor() as usize;
+        let summary = summarize(&self.records, warmup, counters);
+        Ok(RunOutput { records: self.records, summary })
+    }
+
+    /// created − (delivered + dropped + queued + on a wire): zero when every packet is
+    /// accounted for.
+    fn conservation_error(&self) -> i64 {
+        let fab = &self.fab;
+        let on_wire = fab.sched.pending_events().filter(|e| matches!(e, Event::Arrive(..))).count() as u64;
+        let queued = fab.packets_queued();
+        let alive = fab.pool.live() as u64;
+        let c = fab.counters;
+        let accounted = c.delivered + c.dropped + queued + on_wire;
+        if alive != queued + on_wire {
+            return i64::MAX; // the pool disagrees with the queues and wires
+        }
+        c.created as i64 - accounted as i64
+    }
+
+    /// Node kind of `node` (for tests).
+    pub fn node_kind(&self, node: u32) -> NodeKind {
+        self.fab.net.kind(node)
+    }
+}

@@ -1,0 +1,383 @@
+//! Topologies: nodes, links and the routing tables computed from them.
+//!
+//! Hosts are nodes `0..n_hosts`, each with exactly one NIC port; switches follow. Every link
+//! is full duplex and becomes two [`Port`]s, one at each end. Routing is computed once, by a
+//! breadth-first search from every host: a switch may forward towards host `h` through any
+//! port whose peer is one hop closer to `h`. That gives all equal-cost next hops for every
+//! topology without topology-specific routing code; load balancing ([`LoadBalancing`]) then
+//! picks one per packet or per flow.
+
+mod dumbbell;
+mod fat_tree;
+mod leaf_spine;
+mod star;
+
+use crate::config::{LoadBalancing, TopologyKind, TopologySpec};
+use crate::queue::{AnyQueue, EcnMarking, HopKind, Port};
+use crate::units::BitRate;
+use dcsim_engine::{Rng, SimTime};
+
+/// Whether a node is a host or a switch.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    /// An end host with one NIC.
+    Host,
+    /// A switch.
+    Switch,
+}
+
+/// What a queue factory is told about the port it builds a queue for.
+#[derive(Copy, Clone, Debug)]
+pub struct PortInfo {
+    /// Position of the port on paths.
+    pub hop: HopKind,
+    /// Link rate.
+    pub rate: BitRate,
+}
+
+/// Builds each port's queue discipline and marking rule; supplied by the transport.
+pub type QueueFactory<'a> = dyn Fn(PortInfo) -> (AnyQueue, EcnMarking) + 'a;
+
+/// A link between two nodes before queues are attached.
+#[derive(Clone, Debug)]
+struct LinkSpec {
+    a: u32,
+    b: u32,
+    rate: BitRate,
+    delay: SimTime,
+}
+
+/// Collects nodes and links; `finish` turns them into a [`Network`].
+#[derive(Debug, Default)]
+pub(crate) struct Builder {
+    kinds: Vec<NodeKind>,
+    links: Vec<LinkSpec>,
+    rack_of_host: Vec<u32>,
+}
+
+impl Builder {
+    /// Adds `n` hosts; hosts must be added before switches.
+    pub(crate) fn hosts(&mut self, n: u32) {
+        debug_assert!(self.kinds.iter().all(|k| *k == NodeKind::Host));
+        self.kinds.extend(std::iter::repeat_n(NodeKind::Host, n as usize));
+        self.rack_of_host.resize(self.kinds.len(), 0);
+    }
+    /// Adds a switch and returns its node id.
+    pub(crate) fn switch(&mut self) -> u32 {
+        self.kinds.push(NodeKind::Switch);
+        (self.kinds.len() - 1) as u32
+    }
+    /// Connects `a` and `b` with a full-duplex link.
+    pub(crate) fn link(&mut self, a: u32, b: u32, rate: BitRate, delay: SimTime) {
+        self.links.push(LinkSpec { a, b, rate, delay });
+    }
+    /// Records host `h`'s rack (edge switch group), for reports.
+    pub(crate) fn set_rack(&mut self, h: u32, rack: u32) {
+        self.rack_of_host[h as usize] = rack;
+    }
+
+    fn finish(self, spec: &TopologySpec, factory: &QueueFactory<'_>) -> Network {
+        let n_nodes = self.kinds.len();
+        let n_hosts = self.kinds.iter().filter(|k| **k == NodeKind::Host).count() as u32;
+        let mut adjacency: Vec<Vec<u32>> = vec![Vec::new(); n_nodes];
+        let host_delay = SimTime::from_ns(spec.host_delay_ns);
+        // Node ids that have a host neighbour: edge (ToR) switches.
+        let mut is_edge = vec![false; n_nodes];
+        for l in &self.links {
+            for (x, y) in [(l.a, l.b), (l.b, l.a)] {
+                if self.kinds[x as usize] == NodeKind::Host {
+                    is_edge[y as usize] = true;
+                }
+            }
+        }
+        let mut ports = Vec::with_capacity(self.links.len() * 2);
+        for l in &self.links {
+            for (owner, peer) in [(l.a, l.b), (l.b, l.a)] {
+                let owner_host = self.kinds[owner as usize] == NodeKind::Host;
+                let peer_host = self.kinds[peer as usize] == NodeKind::Host;
+                let hop = if owner_host {
+                    HopKind::SourceNic
+                } else if peer_host {
+                    HopKind::TorDownlink
+                } else if is_edge[owner as usize] {
+                    HopKind::TorUplink
+                } else {
+                    HopKind::Core
+                };
+                // The per-host delay of the pFabric scripts sits on host links (reference §1.1).
+                let delay = if owner_host || peer_host { l.delay + host_delay } else { l.delay };
+                let (queue, marking) = factory(PortInfo { hop, rate: l.rate });
+                adjacency[owner as usize].push(ports.len() as u32);
+                ports.push(Port::new(owner, peer, peer_host, l.rate, delay, hop, queue, marking));
+            }
+        }
+        let host_nic: Vec<u32> = (0..n_hosts)
+            .map(|h| {
+                let a = &adjacency[h as usize];
+                assert_eq!(a.len(), 1, "host {h} must have exactly one NIC");
+                a[0]
+            })
+            .collect();
+        let routes = Routes::compute(n_hosts, &adjacency, &ports);
+        Network {
+            kinds: self.kinds,
+            ports,
+            adjacency,
+            host_nic,
+            n_hosts,
+            rack_of_host: self.rack_of_host,
+            routes,
+            cut_through: spec.switching == crate::config::Switching::CutThrough,
+        }
+    }
+}
+
+/// Equal-cost next hops from every switch to every host.
+#[derive(Debug)]
+pub struct Routes {
+    n_hosts: u32,
+    /// For (switch index, dst host): start and length in `ports`.
+    index: Vec<(u32, u32)>,
+    ports: Vec<u32>,
+}
+
+impl Routes {
+    fn compute(n_hosts: u32, adjacency: &[Vec<u32>], ports: &[Port]) -> Routes {
+        let n_nodes = adjacency.len();
+        let n_switches = n_nodes - n_hosts as usize;
+        let mut index = vec![(0u32, 0u32); n_switches * n_hosts as usize];
+        let mut flat = Vec::new();
+        let mut dist = vec![u32::MAX; n_nodes];
+        let mut frontier = std::collections::VecDeque::new();
+        for h in 0..n_hosts {
+            dist.iter_mut().for_each(|d| *d = u32::MAX);
+            dist[h as usize] = 0;
+            frontier.clear();
+            frontier.push_back(h);
+            while let Some(n) = frontier.pop_front() {
+                // Paths never transit a host: only expand hosts at the start.
+                if n != h && (n as usize) < n_hosts as usize {
+                    continue;
+                }
+                for &p in &adjacency[n as usize] {
+                    let m = ports[p as usize].peer;
+                    if dist[m as usize] == u32::MAX {
+                        dist[m as usize] = dist[n as usize] + 1;
+                        frontier.push_back(m);
+                    }
+                }
+            }
+            for s in n_hosts as usize..n_nodes {
+                let start = flat.len() as u32;
+                if dist[s] != u32::MAX {
+                    for &p in &adjacency[s] {
+                        let peer = ports[p as usize].peer as usize;
+                        let towards = dist[peer] != u32::MAX && dist[peer] + 1 == dist[s];
+                        // A host neighbour is only a next hop if it is the destination.
+                        if towards && (peer >= n_hosts as usize || peer == h as usize) {
+                            flat.push(p);
+                        }
+                    }
+                }
+                index[(s - n_hosts as usize) * n_hosts as usize + h as usize] =
+                    (start, flat.len() as u32 - start);
+            }
+        }
+        Routes { n_hosts, index, ports: flat }
+    }
+
+    /// Ports of switch `node` that lead one hop closer to host `dst`.
+    #[inline]
+    pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
+        let (start, len) = self.index[(node - self.n_hosts) as usize * self.n_hosts as usize + dst as usize];
+        &self.ports[start as usize..(start + len) as usize]
+    }
+}
+
+/// The whole fabric: nodes, ports and routes.
+#[derive(Debug)]
+pub struct Network {
+    kinds: Vec<NodeKind>,
+    /// Every egress port (two per link).
+    pub ports: Vec<Port>,
+    adjacency: Vec<Vec<u32>>,
+    host_nic: Vec<u32>,
+    n_hosts: u32,
+    rack_of_host: Vec<u32>,
+    /// Equal-cost next hops.
+    pub routes: Routes,
+    /// Cut-through switching (the next switch sees a packet once its header is in).
+    pub cut_through: bool,
+}
+
+impl Network {
+    /// Builds the topology `spec` with queues from `factory`.
+    pub fn build(spec: &TopologySpec, factory: &QueueFactory<'_>) -> Network {
+        let mut b = Builder::default();
+        match spec.kind {
+            TopologyKind::LeafSpine => leaf_spine::build(&mut b, spec),
+            TopologyKind::FatTree => fat_tree::build(&mut b, spec),
+            TopologyKind::Star => star::build(&mut b, spec),
+            TopologyKind::Dumbbell => dumbbell::build(&mut b, spec),
+        }
+        b.finish(spec, factory)
+    }
+
+    /// Number of hosts.
+    #[inline]
+    pub fn n_hosts(&self) -> u32 {
+        self.n_hosts
+    }
+    /// Number of nodes (hosts and switches).
+    pub fn n_nodes(&self) -> u32 {
+        self.kinds.len() as u32
+    }
+    /// Whether `node` is a host or a switch.
+    #[inline]
+    pub fn kind(&self, node: u32) -> NodeKind {
+        if node < self.n_hosts {
+            NodeKind::Host
+        } else {
+            NodeKind::Switch
+        }
+    }
+    /// Host `h`'s NIC port.
+    #[inline]
+    pub fn nic(&self, h: u32) -> u32 {
+        self.host_nic[h as usize]
+    }
+    /// Host `h`'s rack (edge switch group).
+    pub fn rack(&self, h: u32) -> u32 {
+        self.rack_of_host[h as usize]
+    }
+    /// Ports owned by `node`.
+    pub fn ports_of(&self, node: u32) -> &[u32] {
+        &self.adjacency[node as usize]
+    }
+
+    /// One shortest path from host `src` to host `dst`, as the ports crossed in order
+    /// (the first equal-cost choice at every switch; all choices have equal rates and delays
+    /// in the symmetric topologies built here).
+    pub fn path(&self, src: u32, dst: u32) -> Vec<u32> {
+        let mut path = vec![self.nic(src)];
+        let mut node = self.ports[self.nic(src) as usize].peer;
+        while node != dst {
+            let p = self.routes.next_hops(node, dst)[0];
+            path.push(p);
+            node = self.ports[p as usize].peer;
+            assert!(path.len() <= self.kinds.len(), "routing loop from {src} to {dst}");
+        }
+        path
+    }
+}
+
+/// Per-switch load-balancing state.
+#[derive(Debug)]
+pub struct Balancer {
+    mode: LoadBalancing,
+    rr: Vec<u32>,
+    rng: Rng,
+    n_hosts: u32,
+}
+
+impl Balancer {
+    /// State for `n_nodes` nodes; round-robin counters start at random values, as the pHost
+    /// authors' simulator does, so switches are not synchronised.
+    pub fn new(mode: LoadBalancing, n_hosts: u32, n_nodes: u32, mut rng: Rng) -> Self {
+        let rr = (0..n_nodes).map(|_| rng.next_u64() as u32).collect();
+        Balancer { mode, rr, rng, n_hosts }
+    }
+
+    /// Picks one of `choices` at switch `node` for a packet of flow `flow`.
+    #[inline]
+    pub fn pick(&mut self, node: u32, flow: u32, choices: &[u32]) -> u32 {
+        let n = choices.len();
+        if n == 1 {
+            return choices[0];
+        }
+        let i = match self.mode {
+            LoadBalancing::Spray => {
+                // ns-2's multipath classifier: one round-robin counter per switch (§1.6).
+                let c = &mut self.rr[node as usize];
+                *c = c.wrapping_add(1);
+                *c as usize % n
+            }
+            LoadBalancing::SprayRandom => self.rng.below(n as u64) as usize,
+            LoadBalancing::Ecmp => {
+                // Per-flow hash of (switch, flow): a flow keeps one path (§1.6).
+                let mut x = ((node as u64) << 32 | flow as u64) ^ (self.n_hosts as u64).rotate_left(17);
+                x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+                x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+                (x ^ (x >> 33)) as usize % n
+            }
+        };
+        choices[i]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Spec;
+    use crate::queue::DropTail;
+
+    fn net(kind: &str, extra: &str) -> Network {
+        let spec = Spec::from_toml_str(&format!("[topology]\nkind = \"{kind}\"\n{extra}")).unwrap();
+        Network::build(&spec.topology, &|_| (AnyQueue::DropTail(DropTail::new(100_000)), EcnMarking::Off))
+    }
+
+    #[test]
+    fn leaf_spine_has_the_papers_shape() {
+        let n = net("leaf-spine", "");
+        assert_eq!(n.n_hosts(), 144);
+        assert_eq!(n.n_nodes(), 144 + 9 + 4);
+        // Inter-rack: NIC, ToR uplink, spine, ToR downlink.
+        let p = n.path(0, 143);
+        let hops: Vec<HopKind> = p.iter().map(|&i| n.ports[i as usize].hop).collect();
+        assert_eq!(hops, vec![HopKind::SourceNic, HopKind::TorUplink, HopKind::Core, HopKind::TorDownlink]);
+        assert_eq!(n.ports[p[1] as usize].rate, BitRate::from_gbps(40.0));
+        // Intra-rack: two hops; four equal-cost uplinks at the ToR for inter-rack traffic.
+        assert_eq!(n.path(0, 15).len(), 2);
+        let tor = n.ports[n.nic(0) as usize].peer;
+        assert_eq!(n.routes.next_hops(tor, 143).len(), 4);
+        assert_eq!(n.routes.next_hops(tor, 5).len(), 1);
+    }
+
+    #[test]
+    fn fat_tree_k6_has_54_hosts_and_six_hop_paths() {
+        let n = net("fat-tree", "k = 6");
+        assert_eq!(n.n_hosts(), 54);
+        assert_eq!(n.n_nodes(), 54 + 45);
+        assert_eq!(n.path(0, 53).len(), 6); // other pod
+        assert_eq!(n.path(0, 4).len(), 4); // same pod, other edge
+        assert_eq!(n.path(0, 1).len(), 2); // same edge
+        let edge = n.ports[n.nic(0) as usize].peer;
+        assert_eq!(n.routes.next_hops(edge, 53).len(), 3);
+    }
+
+    #[test]
+    fn star_and_dumbbell() {
+        let s = net("star", "hosts = 5");
+        assert_eq!(s.n_hosts(), 5);
+        assert_eq!(s.path(0, 4).len(), 2);
+        let d = net("dumbbell", "hosts_per_side = 2");
+        assert_eq!(d.n_hosts(), 4);
+        assert_eq!(d.path(0, 3).len(), 3);
+        assert_eq!(d.path(0, 1).len(), 2);
+    }
+
+    #[test]
+    fn spraying_round_robins_and_ecmp_pins_a_flow() {
+        let choices = [10, 11, 12, 13];
+        let mut b = Balancer::new(LoadBalancing::Spray, 4, 8, Rng::new(1));
+        let picks: Vec<u32> = (0..8).map(|_| b.pick(5, 0, &choices)).collect();
+        for w in picks.windows(2) {
+            assert_eq!((w[0] - 10 + 1) % 4, w[1] - 10);
+        }
+        let mut e = Balancer::new(LoadBalancing::Ecmp, 4, 8, Rng::new(1));
+        let first = e.pick(5, 77, &choices);
+        assert!((0..20).all(|_| e.pick(5, 77, &choices) == first));
+        let spread: std::collections::HashSet<u32> = (0..64).map(|f| e.pick(5, f, &choices)).collect();
+        assert_eq!(spread.len(), 4);
+    }
+}

@@ -1,0 +1,422 @@
+//! The window-based transport mechanism shared by TCP, DCTCP and the later window protocols.
+//!
+//! * Sequence numbers count packets of a flow (packet `i` carries payload bytes
+//!   `i·1460 .. min((i+1)·1460, size)`).
+//! * The receiver acknowledges every data packet with a cumulative ACK (the next packet it
+//!   expects), echoes CE as ECN-Echo and echoes the data packet's timestamp, so every ACK
+//!   gives an RTT sample (RFC 7323 style, which also makes Karn's rule unnecessary).
+//! * Fast retransmit on the `k`-th duplicate ACK (`k` fixed, max(3, 0.75·cwnd) or never),
+//!   followed by NewReno recovery (RFC 6582): window inflation per duplicate ACK, partial
+//!   ACKs retransmit the next hole, a full ACK deflates to ssthresh.
+//! * One retransmission timer per flow: adaptive (RFC 6298 with a minimum and exponential
+//!   backoff) or fixed (MinTCP). On expiry: the policy's `on_timeout`, then go-back-N from
+//!   the first unacknowledged packet.
+//! * FCT ends when the sender receives the ACK of the last packet (reference §1.4).
+//!
+//! Timers are lazy: a flow has at most one timer event pending. Moving the deadline later
+//! costs nothing (the early event re-arms itself); moving it earlier bumps the flow slot's
+//! generation, which turns the pending event stale.
+
+use super::{AnyCc, CongestionControl, Window};
+use crate::config::{DupAckThreshold, RtoMode};
+use crate::fabric::{Event, Fabric};
+use crate::packet::{ecn, Packet, PacketId, PacketKind};
+use crate::units::{CONTROL_BYTES, HEADER_BYTES, MSS_BYTES, MTU_BYTES};
+use crate::workload::FlowArrival;
+use dcsim_engine::SimTime;
+
+/// Settings of the mechanism (the policy has its own).
+#[derive(Clone, Debug)]
+pub struct WindowParams {
+    /// Initial congestion window, packets.
+    pub initial_window: u32,
+    /// Largest congestion window, packets.
+    pub max_window: u32,
+    /// Adaptive or fixed RTO.
+    pub rto_mode: RtoMode,
+    /// Minimum (adaptive) or fixed RTO.
+    pub min_rto: SimTime,
+    /// Largest backed-off RTO.
+    pub max_rto: SimTime,
+    /// Fast-retransmit trigger.
+    pub dupack: DupAckThreshold,
+}
+
+/// A flow finished: what the records need.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// The flow's sequential id.
+    pub flow: u32,
+    /// Data packets retransmitted.
+    pub retransmits: u32,
+    /// Timeouts.
+    pub timeouts: u32,
+    /// Data packets sent.
+    pub packets_sent: u32,
+}
+
+/// One flow, both ends.
+#[derive(Debug)]
+struct Flow {
+    id: u32,
+    active: bool,
+    /// Bumped whenever a pending timer event must be ignored.
+    gen: u32,
+    src: u32,
+    dst: u32,
+    size_bytes: u64,
+    n_pkts: u32,
+    // sender
+    snd_una: u32,
+    snd_nxt: u32,
+    high_tx: u32,
+    win: Window,
+    cc: AnyCc,
+    dupacks: u32,
+    in_recovery: bool,
+    recover: u32,
+    srtt_ps: f64,
+    rttvar_ps: f64,
+    backoff: u32,
+    rto_deadline: SimTime,
+    timer_at: SimTime,
+    // receiver
+    rcv_nxt: u32,
+    received: Vec<u64>,
+    // statistics
+    retransmits: u32,
+    timeouts: u32,
+    packets_sent: u32,
+}
+
+/// The flow table and the mechanism.
+#[derive(Debug)]
+pub struct WindowTransport {
+    params: WindowParams,
+    template: AnyCc,
+    flows: Vec<Flow>,
+    free: Vec<u32>,
+    active: usize,
+}
+
+impl WindowTransport {
+    /// A transport whose flows start with a clone of `template` as their policy.
+    pub fn new(params: WindowParams, template: AnyCc) -> Self {
+        WindowTransport { params, template, flows: Vec::new(), free: Vec::new(), active: 0 }
+    }
+
+    /// Flows started and not yet finished.
+    pub fn active_flows(&self) -> usize {
+        self.active
+    }
+
+    /// Slots ever allocated (the peak number of concurrent flows).
+    pub fn slots(&self) -> usize {
+        self.flows.len()
+    }
+
+    /// Starts flow `f` now: allocates its slot and sends its initial window.
+    pub fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+        let n_pkts = crate::units::Bytes(f.size_bytes).packets();
+        let words = (n_pkts as usize).div_ceil(64);
+        let init = self.params.initial_window as f64;
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.flows.push(Flow {
+                    id: 0,
+                    active: false,
+                    gen: 0,
+                    src: 0,
+                    dst: 0,
+                    size_bytes: 0,
+                    n_pkts: 0,
+                    snd_una: 0,
+                    snd_nxt: 0,
+                    high_tx: 0,
+                    win: Window { cwnd: 0.0, ssthresh: 0.0, max: 0.0 },
+                    cc: self.template.clone(),
+                    dupacks: 0,
+                    in_recovery: false,
+                    recover: 0,
+                    srtt_ps: 0.0,
+                    rttvar_ps: 0.0,
+                    backoff: 0,
+                    rto_deadline: SimTime::ZERO,
+                    timer_at: SimTime::MAX,
+                    rcv_nxt: 0,
+                    received: Vec::new(),
+                    retransmits: 0,
+                    timeouts: 0,
+                    packets_sent: 0,
+                });
+                (self.flows.len() - 1) as u32
+            }
+        };
+        let fl = &mut self.flows[slot as usize];
+        let gen = fl.gen.wrapping_add(1);
+        let mut received = std::mem::take(&mut fl.received);
+        received.clear();
+        received.resize(words, 0);
+        *fl = Flow {
+            id: f.id,
+            active: true,
+            gen,
+            src: f.src,
+            dst: f.dst,
+            size_bytes: f.size_bytes,
+            n_pkts,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_tx: 0,
+            win: Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 },
+            cc: self.template.clone(),
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            srtt_ps: 0.0,
+            rttvar_ps: 0.0,
+            backoff: 0,
+            rto_deadline: SimTime::ZERO,
+            timer_at: SimTime::MAX,
+            rcv_nxt: 0,
+            received,
+            retransmits: 0,
+            timeouts: 0,
+            packets_sent: 0,
+        };
+        self.active += 1;
+        pump(&self.params, slot, fl, fab);
+    }
+
+    /// A packet of this transport reached host `pkt.dst`. Frees the packet; returns the
+    /// completion if this ACK finished its flow.
+    pub fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
+        let p = *fab.pool.get(id);
+        fab.deliver(id);
+        let fl = self.flows.get_mut(p.slot as usize)?;
+        if !fl.active || fl.id != p.flow {
+            return None; // a straggler of a finished flow
+        }
+        match p.kind {
+            PacketKind::Data => {
+                on_data(fl, &p, fab);
+                None
+            }
+            PacketKind::Ack => {
+                if on_ack(&self.params, p.slot, fl, &p, fab) {
+                    let done = Completion { flow: fl.id, retransmits: fl.retransmits, timeouts: fl.timeouts, packets_sent: fl.packets_sent };
+                    fl.active = false;
+                    fl.gen = fl.gen.wrapping_add(1); // any pending timer is now stale
+                    self.free.push(p.slot);
+                    self.active -= 1;
+                    Some(done)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+
+    /// The timer event `(slot, gen)` fired.
+    pub fn on_timer(&mut self, slot: u32, gen: u32, fab: &mut Fabric) {
+        let params = &self.params;
+        let fl = &mut self.flows[slot as usize];
+        if !fl.active || fl.gen != gen {
+            return;
+        }
+        let now = fab.now();
+        fl.timer_at = SimTime::MAX;
+        if fl.snd_una >= fl.snd_nxt && fl.snd_una >= fl.high_tx {
+            return; // nothing outstanding
+        }
+        if now < fl.rto_deadline {
+            arm_timer(slot, fl, fab);
+            return;
+        }
+        // RFC 6298 §5.5-5.7 / MinTCP: back off (adaptive only), shrink the window, go back N.
+        fl.timeouts += 1;
+        fl.cc.on_timeout(&mut fl.win);
+        fl.in_recovery = false;
+        fl.dupacks = 0;
+        fl.snd_nxt = fl.snd_una;
+        if params.rto_mode == RtoMode::Adaptive {
+            fl.backoff = (fl.backoff + 1).min(30);
+        }
+        fl.rto_deadline = now + rto(params, fl);
+        pump(params, slot, fl, fab);
+    }
+}
+
+fn rto(params: &WindowParams, fl: &Flow) -> SimTime {
+    match params.rto_mode {
+        RtoMode::Fixed => params.min_rto,
+        RtoMode::Adaptive => {
+            let base = if fl.srtt_ps == 0.0 {
+                params.min_rto
+            } else {
+                SimTime((fl.srtt_ps + 4.0 * fl.rttvar_ps) as u64).max(params.min_rto)
+            };
+            SimTime(base.as_ps().saturating_mul(1u64 << fl.backoff)).min(params.max_rto)
+        }
+    }
+}
+
+/// Makes sure a timer event is pending no later than `rto_deadline`.
+#[inline]
+fn arm_timer(slot: u32, fl: &mut Flow, fab: &mut Fabric) {
+    if fl.timer_at <= fl.rto_deadline {
+        return; // an earlier event is pending; it will re-arm itself
+    }
+    if fl.timer_at != SimTime::MAX {
+        fl.gen = fl.gen.wrapping_add(1); // the later pending event becomes stale
+    }
+    fl.timer_at = fl.rto_deadline;
+    fab.schedule(fl.rto_deadline, Event::Timer(slot, fl.gen));
+}
+
+/// Sends what the window allows.
+fn pump(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
+    // The window may exceed max_window only while inflated during NewReno recovery.
+    let wnd = (fl.win.cwnd.floor() as u32).max(1);
+    let mut sent = false;
+    while fl.snd_nxt < fl.n_pkts && fl.snd_nxt < fl.snd_una.saturating_add(wnd) {
+        send_data(slot, fl, fl.snd_nxt, fab);
+        fl.snd_nxt += 1;
+        sent = true;
+    }
+    if sent && fl.timer_at == SimTime::MAX {
+        fl.rto_deadline = fab.now() + rto(params, fl);
+        arm_timer(slot, fl, fab);
+    }
+}
+
+fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
+    let last = seq + 1 == fl.n_pkts;
+    let size = if last { (fl.size_bytes - seq as u64 * MSS_BYTES as u64) as u32 + HEADER_BYTES } else { MTU_BYTES };
+    let retransmit = seq < fl.high_tx;
+    if retransmit {
+        fl.retransmits += 1;
+    } else {
+        fl.high_tx = seq + 1;
+    }
+    fl.packets_sent += 1;
+    let remaining = fl.size_bytes.saturating_sub(fl.snd_una as u64 * MSS_BYTES as u64);
+    let p = Packet {
+        flow: fl.id,
+        slot,
+        src: fl.src,
+        dst: fl.dst,
+        seq,
+        size_bytes: size,
+        priority: remaining,
+        timestamp: fab.now(),
+        kind: PacketKind::Data,
+        ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
+        class: 0,
+        retransmit,
+    };
+    fab.inject(fl.src, p);
+}
+
+fn on_data(fl: &mut Flow, p: &Packet, fab: &mut Fabric) {
+    let seq = p.seq;
+    let (w, b) = ((seq / 64) as usize, seq % 64);
+    if seq >= fl.rcv_nxt && fl.received[w] & (1 << b) == 0 {
+        fl.received[w] |= 1 << b;
+        while fl.rcv_nxt < fl.n_pkts && fl.received[(fl.rcv_nxt / 64) as usize] & (1 << (fl.rcv_nxt % 64)) != 0 {
+            fl.rcv_nxt += 1;
+        }
+    }
+    let ack = Packet {
+        flow: fl.id,
+        slot: p.slot,
+        src: fl.dst,
+        dst: fl.src,
+        seq: fl.rcv_nxt,
+        size_bytes: CONTROL_BYTES,
+        priority: 0,
+        timestamp: p.timestamp,
+        kind: PacketKind::Ack,
+        ecn: if p.ecn & ecn::CE != 0 { ecn::ECE } else { 0 },
+        class: 0,
+        retransmit: false,
+    };
+    fab.inject(fl.dst, ack);
+}
+
+/// Handles an ACK at the sender; returns true if the flow is complete.
+fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut Fabric) -> bool {
+    let now = fab.now();
+    let ack = p.seq;
+    let ece = p.ecn & ecn::ECE != 0;
+    if ack > fl.snd_una {
+        let acked = ack - fl.snd_una;
+        // RFC 6298 §2: RTT estimation from the echoed timestamp.
+        let r = (now - p.timestamp).as_ps() as f64;
+        if fl.srtt_ps == 0.0 {
+            fl.srtt_ps = r;
+            fl.rttvar_ps = r / 2.0;
+        } else {
+            fl.rttvar_ps = 0.75 * fl.rttvar_ps + 0.25 * (fl.srtt_ps - r).abs();
+            fl.srtt_ps = 0.875 * fl.srtt_ps + 0.125 * r;
+        }
+        fl.backoff = 0;
+        fl.snd_una = ack;
+        if fl.snd_nxt < ack {
+            fl.snd_nxt = ack; // after go-back-N the receiver may be ahead
+        }
+        fl.cc.on_ack_bookkeeping(acked, ece, fl.snd_una, fl.snd_nxt);
+        if fl.in_recovery {
+            if ack >= fl.recover {
+                // RFC 6582 §3.2 step 3: full acknowledgement, deflate.
+                fl.in_recovery = false;
+                fl.win.cwnd = fl.win.ssthresh.min(fl.win.max);
+                fl.dupacks = 0;
+            } else {
+                // Partial acknowledgement: retransmit the next hole, deflate by what was acked.
+                send_data(slot, fl, ack, fab);
+                fl.win.cwnd = (fl.win.cwnd - acked as f64 + 1.0).max(1.0);
+            }
+        } else {
+            fl.dupacks = 0;
+            let cut = ece && fl.cc.on_ece(&mut fl.win, fl.snd_una, fl.snd_nxt);
+            if !cut {
+                fl.cc.on_ack(&mut fl.win, acked);
+            }
+        }
+        if fl.snd_una >= fl.n_pkts {
+            return true;
+        }
+        fl.rto_deadline = now + rto(params, fl);
+        if fl.snd_una < fl.snd_nxt {
+            arm_timer(slot, fl, fab);
+        }
+    } else if ack == fl.snd_una && fl.snd_nxt > fl.snd_una {
+        fl.dupacks += 1;
+        if ece {
+            fl.cc.on_ece(&mut fl.win, fl.snd_una, fl.snd_nxt);
+        }
+        if fl.in_recovery {
+            fl.win.cwnd += 1.0; // RFC 6582 §3.2 step 4: inflate per duplicate ACK
+        } else {
+            let threshold = match params.dupack {
+                DupAckThreshold::Fixed(k) => k,
+                DupAckThreshold::Dynamic(f) => ((f * fl.win.cwnd).floor() as u32).max(3),
+                DupAckThreshold::Off => u32::MAX,
+            };
+            if fl.dupacks == threshold {
+                // RFC 6582 §3.2 step 2: enter recovery, retransmit the first hole.
+                let flight = fl.snd_nxt - fl.snd_una;
+                fl.cc.on_fast_retransmit(&mut fl.win, flight);
+                fl.win.cwnd += 3.0;
+                fl.recover = fl.snd_nxt;
+                fl.in_recovery = true;
+                send_data(slot, fl, fl.snd_una, fab);
+                fl.rto_deadline = now + rto(params, fl);
+            }
+        }
+    }
+    pump(params, slot, fl, fab);
+    false
+}

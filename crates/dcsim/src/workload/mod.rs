@@ -1,0 +1,284 @@
+//! Workloads: flow sizes, arrival processes and traffic matrices (reference §1.3, §8).
+//!
+//! Flows are generated lazily, in arrival order, one at a time: the simulator holds only the
+//! next arrival, so memory does not grow with the number of flows still to come.
+//!
+//! Load follows the papers' definition (reference §1.3): the offered load on each host link,
+//! counting a 40-byte header per 1460 bytes of payload,
+//! λ_host = C·ρ / (E[S]·8·1500/1460).
+
+mod cdf;
+pub mod trace;
+
+pub use cdf::{named_cdf, Cdf, FlowSizeSampler};
+
+use crate::config::{Matrix, Spec};
+use crate::error::SpecError;
+use crate::units::{HEADER_BYTES, MSS_BYTES};
+use dcsim_engine::{Rng, SimTime};
+use std::collections::VecDeque;
+
+/// No request / no deadline marker.
+pub const NONE: u32 = u32::MAX;
+
+/// A flow to start.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlowArrival {
+    /// Sequential id in arrival order (0, 1, 2, …).
+    pub id: u32,
+    /// The id to report (the trace's own id for traces, else `id`).
+    pub label: u64,
+    /// Source host.
+    pub src: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// Payload bytes.
+    pub size_bytes: u64,
+    /// Arrival time.
+    pub start: SimTime,
+    /// Absolute deadline, or `SimTime::MAX` for none.
+    pub deadline: SimTime,
+    /// Tenant number.
+    pub tenant: u32,
+    /// Incast request this flow answers, or [`NONE`].
+    pub request: u32,
+}
+
+/// Per-host arrival rate in flows per second for link rate `bps`, load `rho` and mean payload
+/// `mean_bytes` (reference §1.3).
+pub fn per_host_rate(bps: f64, rho: f64, mean_bytes: f64) -> f64 {
+    bps * rho / (mean_bytes * 8.0 * (MSS_BYTES + HEADER_BYTES) as f64 / MSS_BYTES as f64)
+}
+
+enum Source {
+    Poisson { permutation: Option<Vec<u32>> },
+    Incast { senders: u32, next_request: u32 },
+    Trace { rows: Vec<trace::TraceRow>, pos: usize },
+}
+
+/// Produces the run's flows in arrival order.
+pub struct Generator {
+    source: Source,
+    sizes: FlowSizeSampler,
+    n_hosts: u32,
+    /// Mean time between arrivals (flows or incast requests) over the whole fabric, s.
+    mean_gap_s: f64,
+    now_s: f64,
+    limit: u64,
+    issued: u64,
+    rng_time: Rng,
+    rng_size: Rng,
+    rng_pair: Rng,
+    pending: VecDeque<FlowArrival>,
+}
+
+impl Generator {
+    /// The generator for `spec`, drawing from sub-streams of `spec.seed`.
+    pub fn new(spec: &Spec) -> Result<Self, SpecError> {
+        let w = &spec.workload;
+        let n_hosts = spec.topology.n_hosts();
+        let sizes = FlowSizeSampler::from_spec(w)?;
+        let mean = if w.mean_size_bytes > 0 { w.mean_size_bytes as f64 } else { sizes.mean_bytes() };
+        let bps = spec.topology.host_link_gbps * 1e9;
+        let mut rng_pair = Rng::stream(spec.seed, 3);
+        let (source, mean_gap_s, limit) = match &w.matrix {
+            Matrix::AllToAll => {
+                (Source::Poisson { permutation: None }, 1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)), w.flows)
+            }
+            Matrix::Permutation => {
+                // Sattolo's algorithm: a uniformly random cyclic permutation, so no host is
+                // its own partner and every host receives from exactly one (reference §8.6).
+                let mut p: Vec<u32> = (0..n_hosts).collect();
+                for i in (1..n_hosts as usize).rev() {
+                    let j = rng_pair.below(i as u64) as usize;
+                    p.swap(i, j);
+                }
+                (Source::Poisson { permutation: Some(p) }, 1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)), w.flows)
+            }
+            Matrix::Incast => {
+                // Each request delivers a whole sampled size to one receiver, so receivers see
+                // load ρ: requests arrive at n_hosts · λ(ρ, E[request size]).
+                (
+                    Source::Incast { senders: w.incast_senders, next_request: 0 },
+                    1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)),
+                    w.flows,
+                )
+            }
+            Matrix::Trace(path) => {
+                let rows = trace::read_trace(path, n_hosts)?;
+                let limit = if w.flows == 0 { rows.len() as u64 } else { w.flows.min(rows.len() as u64) };
+                (Source::Trace { rows, pos: 0 }, 0.0, limit)
+            }
+        };
+        Ok(Generator {
+            source,
+            sizes,
+            n_hosts,
+            mean_gap_s,
+            now_s: 0.0,
+            limit,
+            issued: 0,
+            rng_time: Rng::stream(spec.seed, 1),
+            rng_size: Rng::stream(spec.seed, 2),
+            rng_pair,
+            pending: VecDeque::new(),
+        })
+    }
+
+    /// How many flows this generator will produce in total.
+    pub fn total(&self) -> u64 {
+        self.limit
+    }
+
+    /// The mean flow size the arrival rate was computed from, bytes.
+    pub fn size_sampler(&self) -> &FlowSizeSampler {
+        &self.sizes
+    }
+
+    fn other_host(&mut self, src: u32) -> u32 {
+        let d = self.rng_pair.below(self.n_hosts as u64 - 1) as u32;
+        if d >= src {
+            d + 1
+        } else {
+            d
+        }
+    }
+
+    /// The next flow, or `None` when all have been produced.
+    pub fn next_flow(&mut self) -> Option<FlowArrival> {
+        if self.issued >= self.limit {
+            return None;
+        }
+        if let Some(f) = self.pending.pop_front() {
+            self.issued += 1;
+            return Some(f);
+        }
+        let id = self.issued as u32;
+        let flow = match &mut self.source {
+            Source::Poisson { permutation } => {
+                self.now_s += self.rng_time.exponential(self.mean_gap_s);
+                let src = self.rng_pair.below(self.n_hosts as u64) as u32;
+                let dst = match permutation {
+                    Some(p) => p[src as usize],
+                    None => self.other_host(src),
+                };
+                let size = self.sizes.sample(&mut self.rng_size);
+                FlowArrival {
+                    id,
+                    label: id as u64,
+                    src,
+                    dst,
+                    size_bytes: size,
+                    start: SimTime::from_secs_f64(self.now_s),
+                    deadline: SimTime::MAX,
+                    tenant: 0,
+                    request: NONE,
+                }
+            }
+            Source::Incast { senders, next_request } => {
+                self.now_s += self.rng_time.exponential(self.mean_gap_s);
+                let (n, request) = (*senders, *next_request);
+                *next_request += 1;
+                let dst = self.rng_pair.below(self.n_hosts as u64) as u32;
+                let total = self.sizes.sample(&mut self.rng_size);
+                let share = total.div_ceil(n as u64).max(1);
+                // N distinct senders other than the receiver (partial Fisher-Yates).
+                let mut hosts: Vec<u32> = (0..self.n_hosts).filter(|&h| h != dst).collect();
+                let start = SimTime::from_secs_f64(self.now_s);
+                for k in 0..n as usize {
+                    let j = k + self.rng_pair.below((hosts.len() - k) as u64) as usize;
+                    hosts.swap(k, j);
+                    let fid = id + k as u32;
+                    self.pending.push_back(FlowArrival {
+                        id: fid,
+                        label: fid as u64,
+                        src: hosts[k],
+                        dst,
+                        size_bytes: share,
+                        start,
+                        deadline: SimTime::MAX,
+                        tenant: 0,
+                        request,
+                    });
+                }
+                self.pending.pop_front().expect("at least one sender")
+            }
+            Source::Trace { rows, pos } => {
+                let r = &rows[*pos];
+                *pos += 1;
+                let start = SimTime::from_secs_f64(r.start_s);
+                FlowArrival {
+                    id,
+                    label: r.id,
+                    src: r.src,
+                    dst: r.dst,
+                    size_bytes: r.size_bytes,
+                    start,
+                    deadline: if r.deadline_s > 0.0 { start + SimTime::from_secs_f64(r.deadline_s) } else { SimTime::MAX },
+                    tenant: r.tenant,
+                    request: NONE,
+                }
+            }
+        };
+        self.issued += 1;
+        Some(flow)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gen(extra: &str) -> Generator {
+        Generator::new(&Spec::from_toml_str(extra).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn arrival_rate_gives_the_requested_load() {
+        // 144 hosts, web search, load 0.6: offered bytes per host per second ≈ 0.6 × 10 Gbps
+        // (payload + headers).
+        let mut g = gen("[workload]\nflows = 200000");
+        let mut bytes = 0.0;
+        let mut last = SimTime::ZERO;
+        let mut srcs = vec![0u32; 144];
+        while let Some(f) = g.next_flow() {
+            assert_ne!(f.src, f.dst);
+            bytes += crate::units::Bytes(f.size_bytes).wire_bytes() as f64;
+            srcs[f.src as usize] += 1;
+            assert!(f.start >= last);
+            last = f.start;
+        }
+        let load = bytes * 8.0 / last.as_secs_f64() / (144.0 * 10e9);
+        assert!((load - 0.6).abs() < 0.03, "measured load {load}");
+        assert!(srcs.iter().all(|&c| c > 1100 && c < 1700), "{srcs:?}");
+    }
+
+    #[test]
+    fn permutation_pairs_each_host_once() {
+        let mut g = gen("[workload]\nmatrix = \"permutation\"\nflows = 5000");
+        let mut partner = vec![u32::MAX; 144];
+        while let Some(f) = g.next_flow() {
+            assert!(partner[f.src as usize] == u32::MAX || partner[f.src as usize] == f.dst);
+            partner[f.src as usize] = f.dst;
+        }
+        let mut seen = partner.clone();
+        seen.sort();
+        assert_eq!(seen, (0..144).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn incast_requests_split_bytes_over_distinct_senders() {
+        let mut g = gen("[workload]\nmatrix = \"incast\"\nincast_senders = 5\nflow_sizes = 100000\nflows = 10");
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        assert_eq!(flows.len(), 10);
+        for req in flows.chunks(5) {
+            let dst = req[0].dst;
+            let mut srcs: Vec<u32> = req.iter().map(|f| f.src).collect();
+            srcs.sort();
+            srcs.dedup();
+            assert_eq!(srcs.len(), 5);
+            assert!(req.iter().all(|f| f.dst == dst && f.src != dst && f.size_bytes == 20_000 && f.start == req[0].start));
+            assert!(req.iter().all(|f| f.request == req[0].request));
+        }
+    }
+}
