@@ -41,6 +41,8 @@ pub enum TopologyKind {
     Star,
     /// Two switches joined by one bottleneck link.
     Dumbbell,
+    /// Two hosts joined by one link, no switch (for tests and single-link studies).
+    Pair,
 }
 
 /// Switching mode.
@@ -68,7 +70,7 @@ pub enum LoadBalancing {
 /// `[topology]`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct TopologySpec {
-    /// `leaf-spine` (default), `fat-tree`, `star` or `dumbbell`.
+    /// `leaf-spine` (default), `fat-tree`, `star`, `dumbbell` or `pair` (two hosts, one link).
     pub kind: TopologyKind,
     /// Leaf-spine: number of racks (ToR switches). Default 9.
     pub racks: u32,
@@ -119,6 +121,7 @@ impl TopologySpec {
             TopologyKind::FatTree => self.k * self.k * self.k / 4,
             TopologyKind::Star => self.hosts,
             TopologyKind::Dumbbell => 2 * self.hosts_per_side,
+            TopologyKind::Pair => 2,
         }
     }
 }
@@ -589,6 +592,7 @@ fn resolve_topology(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
             ("fat-tree", TopologyKind::FatTree),
             ("star", TopologyKind::Star),
             ("dumbbell", TopologyKind::Dumbbell),
+            ("pair", TopologyKind::Pair),
         ],
     )?;
     let racks = t.u32_in("racks", 9, 1, 4096)?;

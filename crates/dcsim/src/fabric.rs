@@ -40,6 +40,23 @@ pub struct PacketCounters {
     pub dropped: u64,
 }
 
+/// A scripted loss: drop the next `count` packets of `flow` with sequence number `seq` and
+/// the given kind when they are offered to the `hop`-th port of their path (0 = source NIC).
+/// Fault injection for tests and experiments; it wraps the ports rather than changing them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LossRule {
+    /// Flow id.
+    pub flow: u32,
+    /// Sequence number (data: packet index; ACK: cumulative ACK value).
+    pub seq: u32,
+    /// Which packets.
+    pub kind: crate::packet::PacketKind,
+    /// Index of the port on the path.
+    pub hop: u8,
+    /// How many matching packets to drop.
+    pub count: u32,
+}
+
 /// Scheduler, packets, network and forwarding state.
 pub struct Fabric {
     /// The event scheduler.
@@ -52,6 +69,7 @@ pub struct Fabric {
     queue_rng: Rng,
     /// Conservation counters.
     pub counters: PacketCounters,
+    losses: Vec<LossRule>,
 }
 
 impl Fabric {
@@ -65,7 +83,26 @@ impl Fabric {
             balancer,
             queue_rng: Rng::stream(seed, 11),
             counters: PacketCounters::default(),
+            losses: Vec::new(),
         }
+    }
+
+    /// Adds a scripted loss.
+    pub fn add_loss(&mut self, rule: LossRule) {
+        self.losses.push(rule);
+    }
+
+    /// True if a loss rule claims packet `id` at this hop (and consumes one of its drops).
+    #[cold]
+    fn scripted_loss(&mut self, id: PacketId) -> bool {
+        let p = self.pool.get(id);
+        for r in &mut self.losses {
+            if r.count > 0 && r.flow == p.flow && r.seq == p.seq && r.kind == p.kind && r.hop + 1 == p.hops {
+                r.count -= 1;
+                return true;
+            }
+        }
+        false
     }
 
     /// Current simulated time.
@@ -105,6 +142,12 @@ impl Fabric {
     #[inline]
     fn offer(&mut self, port: u32, id: PacketId) {
         let now = self.sched.now();
+        self.pool.get_mut(id).hops += 1;
+        if !self.losses.is_empty() && self.scripted_loss(id) {
+            self.counters.dropped += 1;
+            self.pool.free(id);
+            return;
+        }
         let pt = &mut self.net.ports[port as usize];
         match pt.offer(id, now, &mut self.pool, &mut self.queue_rng) {
             Offer::TransmitNow => self.transmit(port, id),

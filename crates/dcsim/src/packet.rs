@@ -29,7 +29,7 @@ pub mod ecn {
     pub const ECE: u8 = 4;
 }
 
-/// One packet. Small and `Copy`: 48 bytes.
+/// One packet. Small and `Copy`: 48 bytes (checked by a test).
 #[derive(Copy, Clone, Debug)]
 pub struct Packet {
     /// Global id of the flow (never reused within a run).
@@ -57,6 +57,8 @@ pub struct Packet {
     pub class: u8,
     /// True for a data packet that is a retransmission (for statistics).
     pub retransmit: bool,
+    /// Ports this packet has been offered to so far (0 before the source NIC).
+    pub hops: u8,
 }
 
 impl Packet {
@@ -127,5 +129,13 @@ impl PacketPool {
     /// Most packets alive at once so far.
     pub fn peak(&self) -> usize {
         self.peak
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn packet_stays_small() {
+        assert_eq!(std::mem::size_of::<super::Packet>(), 48);
     }
 }

@@ -93,6 +93,12 @@ impl Simulation {
         })
     }
 
+    /// Adds a scripted loss (see [`crate::fabric::LossRule`]).
+    pub fn with_loss(mut self, rule: crate::fabric::LossRule) -> Self {
+        self.fab.add_loss(rule);
+        self
+    }
+
     /// The resolved spec.
     pub fn spec(&self) -> &Spec {
         &self.spec

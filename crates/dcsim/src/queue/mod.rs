@@ -295,6 +295,7 @@ mod tests {
             ecn: ecn_bits,
             class: 0,
             retransmit: false,
+            hops: 0,
         })
     }
 

@@ -219,6 +219,10 @@ impl Network {
             TopologyKind::FatTree => fat_tree::build(&mut b, spec),
             TopologyKind::Star => star::build(&mut b, spec),
             TopologyKind::Dumbbell => dumbbell::build(&mut b, spec),
+            TopologyKind::Pair => {
+                b.hosts(2);
+                b.link(0, 1, spec.host_rate(), SimTime::from_ns(spec.link_delay_ns));
+            }
         }
         b.finish(spec, factory)
     }

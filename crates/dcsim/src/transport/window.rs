@@ -315,6 +315,7 @@ fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
         class: 0,
         retransmit,
+        hops: 0,
     };
     fab.inject(fl.src, p);
 }
@@ -341,6 +342,7 @@ fn on_data(fl: &mut Flow, p: &Packet, fab: &mut Fabric) {
         ecn: if p.ecn & ecn::CE != 0 { ecn::ECE } else { 0 },
         class: 0,
         retransmit: false,
+        hops: 0,
     };
     fab.inject(fl.dst, ack);
 }

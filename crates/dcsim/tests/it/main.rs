@@ -1,1 +1,7 @@
+//! Integration tests: whole simulations on hand-sized scenarios with known answers, analytic
+//! cross-checks, invariants and determinism.
+
+mod analytic;
+mod common;
+mod invariants;
 mod scenarios;

@@ -1,1 +1,152 @@
+//! Hand-computed scenarios: exact FCTs for one flow, and exact recovery from one loss.
+//!
+//! All links are 10 Gbps with 200 ns propagation unless noted: a 1500-byte packet serializes
+//! in 1200 ns at 10 G and 300 ns at 40 G; a 40-byte ACK in 32 ns at 10 G and 8 ns at 40 G.
 
+use super::common::*;
+use dcsim::fabric::LossRule;
+use dcsim::packet::PacketKind;
+
+const PAIR: &str = "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\ndupack_threshold = 3\n";
+
+#[test]
+fn one_flow_over_one_link() {
+    // 10 packets in the initial window of 12: back to back, so the last arrives at
+    // 10 × 1200 + 200 and its ACK returns in 32 + 200.
+    let out = run(spec_with_trace(PAIR, &["0,0,1,14600,0"]), &[]);
+    assert_eq!(fct_ps(&out, 0), ns(10 * 1200 + 200 + 32 + 200));
+    assert_eq!(fct_ps(&out, 0), out.records.ideal_ps[0]);
+    // 20 packets (more than the initial window): the ACK clock keeps the NIC busy (slow start
+    // adds two packets per ACK), so the FCT is still the ideal 20 × 1200 + 432.
+    let out = run(spec_with_trace(PAIR, &["0,0,1,29200,0"]), &[]);
+    assert_eq!(fct_ps(&out, 0), ns(20 * 1200 + 432));
+    assert_eq!(out.records.retransmits[0], 0);
+    assert_eq!(out.records.packets_sent[0], 20);
+}
+
+/// 2 racks × 1 host, 1 spine: host → ToR → spine → ToR → host, 10/40/40/10 Gbps.
+fn four_hops(switching: &str) -> String {
+    format!(
+        "[topology]\nkind = \"leaf-spine\"\nracks = 2\nhosts_per_rack = 1\nspines = 1\n\
+         core_link_gbps = 40\nswitching = \"{switching}\"\n[transport]\nprotocol = \"tcp\"\n"
+    )
+}
+
+#[test]
+fn one_flow_over_four_hops_store_and_forward() {
+    // First packet: 1200 + 300 + 300 + 1200 of serialization and 4 × 200 of propagation;
+    // the other 4 follow at the bottleneck's 1200 each. ACK: 32 + 8 + 8 + 32 + 4 × 200.
+    let out = run(spec_with_trace(&four_hops("store-and-forward"), &["0,0,1,7300,0"]), &[]);
+    let data = 3000 + 4 * 1200 + 800;
+    let ack = 80 + 800;
+    assert_eq!(fct_ps(&out, 0), ns(data + ack));
+}
+
+#[test]
+fn one_flow_over_four_hops_cut_through() {
+    // Cut-through: each switch forwards once the 40-byte header is in (32 ns at 10 G, 8 at
+    // 40 G); the last hop serializes fully. First packet: 232 + 208 + 208 + 1400 = 2048;
+    // 4 more at 1200 each; ACK 880. Equals the YAPS oracle 1200·n + 1728 ns.
+    let out = run(spec_with_trace(&four_hops("cut-through"), &["0,0,1,7300,0"]), &[]);
+    assert_eq!(fct_ps(&out, 0), ns(2048 + 4 * 1200 + 880));
+    assert_eq!(fct_ps(&out, 0), ns(1200 * 5 + 1728));
+}
+
+#[test]
+fn fast_retransmit_recovers_one_dropped_packet() {
+    // Star with 2 hosts, store-and-forward, threshold 3. 10 packets leave the NIC back to
+    // back; packet 2 is dropped at the switch. Packet k reaches the receiver at
+    // 1200(k+2) + 400; ACKs take 464 back. The ACKs of packets 3, 4, 5 are duplicates; the
+    // third arrives at 1200·7 + 400 + 464 = 9264 ns and triggers the retransmission, which
+    // queues behind packet 9 at the NIC (busy until 12000), reaches the switch at 13400 and
+    // the receiver at 14800; the final ACK is back at 15264 ns.
+    let spec = spec_with_trace(
+        "[topology]\nkind = \"star\"\nhosts = 2\nswitching = \"store-and-forward\"\n\
+         [transport]\nprotocol = \"tcp\"\ndupack_threshold = 3\n",
+        &["0,0,1,14600,0"],
+    );
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 1, count: 1 };
+    let out = run(spec, &[loss]);
+    assert_eq!(fct_ps(&out, 0), ns(15264));
+    assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (1, 0));
+    assert_eq!(out.summary.counters.drops_by_hop.values().sum::<u64>(), 0, "scripted losses are not queue drops");
+}
+
+#[test]
+fn retransmission_timeout_recovers_a_lost_tail() {
+    // 3 packets over one link; the last is lost at the NIC, so no duplicate ACK can come.
+    // ACKs of packets 0 and 1 arrive at 1632 and 2832 ns and push the timer to
+    // 2832 + 200 µs (min RTO; srtt + 4·rttvar is only ~5 µs). The retransmission leaves at
+    // 202832 ns and is acknowledged 1200 + 200 + 32 + 200 later.
+    let spec = spec_with_trace(
+        "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\nmin_rto_us = 200\n",
+        &["0,0,1,4380,0"],
+    );
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 0, count: 1 };
+    let out = run(spec, &[loss]);
+    assert_eq!(fct_ps(&out, 0), ns(202_832 + 1632));
+    assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (1, 1));
+}
+
+#[test]
+fn fixed_rto_does_not_back_off() {
+    // The same flow loses its last packet twice. Adaptive RTO doubles the second wait;
+    // a fixed RTO (MinTCP) does not.
+    let rows = ["0,0,1,4380,0"];
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 0, count: 2 };
+    let adaptive = run(
+        spec_with_trace("[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\nmin_rto_us = 100\n", &rows),
+        &[loss],
+    );
+    let fixed = run(
+        spec_with_trace(
+            "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\nmin_rto_us = 100\nrto = \"fixed\"\n",
+            &rows,
+        ),
+        &[loss],
+    );
+    // First timeout at 2832 + 100 µs. Adaptive: the retransmission (sent at 102832) is lost
+    // too and the backed-off timer fires 200 µs later; fixed: 100 µs later.
+    assert_eq!(fct_ps(&fixed, 0), ns(102_832 + 100_000 + 1632));
+    assert_eq!(fct_ps(&adaptive, 0), ns(102_832 + 200_000 + 1632));
+    assert_eq!(fixed.records.timeouts[0], 2);
+}
+
+#[test]
+fn dctcp_keeps_the_queue_short_where_tcp_overflows() {
+    // Two 3 MB flows into one receiver through a 100 KB buffer: TCP fills the buffer and
+    // loses packets; DCTCP (K = 30 KB) holds the queue near K without loss.
+    let base = "[topology]\nkind = \"star\"\nhosts = 3\nbuffer_bytes = 100000\n\
+                [dctcp]\nmarking_threshold_bytes = 30000\n[transport]\nmax_window_pkts = 1000\nprotocol = ";
+    let rows = ["0,0,2,3000000,0", "1,1,2,3000000,0"];
+    let tcp = run(spec_with_trace(&format!("{base}\"tcp\"\n"), &rows), &[]);
+    let dctcp = run(spec_with_trace(&format!("{base}\"dctcp\"\n"), &rows), &[]);
+    let drops = |o: &dcsim::RunOutput| o.summary.counters.drops_by_hop.values().sum::<u64>();
+    let marks = |o: &dcsim::RunOutput| o.summary.counters.marks_by_hop.values().sum::<u64>();
+    assert!(drops(&tcp) > 0, "TCP should overflow the buffer");
+    assert_eq!(marks(&tcp), 0, "TCP packets are not ECN-capable");
+    assert_eq!(drops(&dctcp), 0, "DCTCP should not lose packets");
+    assert!(marks(&dctcp) > 0);
+    // Both keep the bottleneck busy: completion within 10 % of 6 MB at 10 Gbps.
+    for o in [&tcp, &dctcp] {
+        let last = (0..2).map(|i| fct_ps(o, i)).max().unwrap() as f64 / 1e6;
+        let ideal = 6e6 * 1500.0 / 1460.0 * 8.0 / 10e9 * 1e6;
+        assert!(last < ideal * 1.1, "finished at {last} µs, ideal {ideal} µs");
+    }
+}
+
+#[test]
+fn a_flow_to_itself_is_rejected_and_hosts_are_checked() {
+    let path = trace_file(&["0,0,0,1000,0"]);
+    let e = dcsim::Spec::from_toml_str(&format!("[topology]\nkind = \"pair\"\n[workload]\nmatrix = \"{}\"", path.display()))
+        .unwrap_err();
+    assert!(e.message.contains("line 2") && e.message.contains("src and dst"), "{e}");
+    let path = trace_file(&["0,0,5,1000,0"]);
+    let e = dcsim::Spec::from_toml_str(&format!("[topology]\nkind = \"pair\"\n[workload]\nmatrix = \"{}\"", path.display()))
+        .unwrap_err();
+    assert!(e.message.contains("dst 5 is out of range"), "{e}");
+    let path = trace_file(&["0,0,1,-5,0"]);
+    let e = dcsim::Spec::from_toml_str(&format!("[topology]\nkind = \"pair\"\n[workload]\nmatrix = \"{}\"", path.display()))
+        .unwrap_err();
+    assert!(e.message.contains("size_bytes -5"), "{e}");
+}

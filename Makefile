@@ -1,0 +1,49 @@
+# dcsim: set-up, run, test, bench. Everything installs into .venv/ in this directory.
+VENV     := .venv
+PY       := $(VENV)/bin/python
+PIP      := $(PY) -m pip
+DEPS     := $(VENV)/.deps-installed
+EXT      := $(VENV)/.dcsim-built
+RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml workloads/*.txt
+
+.PHONY: all install run test test-rust test-python bench lint clean
+
+all: install
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(DEPS): pyproject.toml | $(PY)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q "maturin>=1.5,<2" "numpy>=1.21" "pandas>=1.5" "pyarrow>=10" "matplotlib>=3.5" "pytest>=7" "mypy>=1.8"
+	touch $@
+
+# Builds the Rust core in release mode (LTO) and installs the package in editable mode.
+$(EXT): $(DEPS) $(RUST_SRC) $(shell find python -name '*.py')
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q
+	touch $@
+
+install: $(EXT)
+
+run: install
+	$(VENV)/bin/dcsim run examples/quickstart.toml --out runs/quickstart
+
+test: install test-rust test-python
+
+test-rust:
+	cargo test --workspace --exclude dcsim-py --exclude dcsim-bench
+
+test-python: install
+	$(PY) -m pytest -q tests
+	$(PY) -m mypy.stubtest dcsim._dcsim
+
+bench: install
+	cargo bench -p dcsim-bench --bench micro -- --warm-up-time 1 --measurement-time 3
+	cargo run --release -q -p dcsim-bench --bin dcsim-e2e
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --exclude dcsim-py -- -D warnings
+
+clean:
+	rm -rf target $(VENV) runs python/dcsim/*.so

@@ -1,0 +1,141 @@
+//! `dcsim._dcsim`: the thin PyO3 layer between the Python package and the Rust core.
+//!
+//! Everything crosses the boundary as plain data: specs as JSON text (Python builds them
+//! from TOML and overrides), summaries as JSON text, per-flow columns as raw little-endian
+//! bytes that Python views with `numpy.frombuffer` (no per-row conversion).
+
+use dcsim::metrics::FlowRecords;
+use dcsim::{RunError, Simulation, Spec, SpecError};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+create_exception!(_dcsim, InvalidSpec, PyValueError, "A spec the simulator cannot run; the message names the field.");
+
+fn spec_err(e: SpecError) -> PyErr {
+    InvalidSpec::new_err((e.to_string(), e.path.clone(), e.message.clone()))
+}
+
+/// Resolves a spec given as JSON text. Returns `(resolved_toml, resolved_json)`.
+#[pyfunction]
+fn resolve_spec(spec_json: &str) -> PyResult<(String, String)> {
+    let spec = Spec::from_json_str(spec_json).map_err(spec_err)?;
+    Ok((spec.to_toml_string(), spec.to_json_string()))
+}
+
+fn column<'py, T: Copy>(py: Python<'py>, v: &[T], to_le: impl Fn(T) -> Vec<u8>) -> Bound<'py, PyBytes> {
+    let mut out = Vec::with_capacity(std::mem::size_of_val(v));
+    for &x in v {
+        out.extend_from_slice(&to_le(x));
+    }
+    PyBytes::new(py, &out)
+}
+
+fn columns<'py>(py: Python<'py>, r: &FlowRecords) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let u64s: [(&str, &Vec<u64>); 6] = [
+        ("id", &r.id),
+        ("size_bytes", &r.size_bytes),
+        ("start_ps", &r.start_ps),
+        ("finish_ps", &r.finish_ps),
+        ("ideal_ps", &r.ideal_ps),
+        ("deadline_ps", &r.deadline_ps),
+    ];
+    for (name, v) in u64s {
+        d.set_item(name, ("<u8", column(py, v, |x: u64| x.to_le_bytes().to_vec())))?;
+    }
+    let u32s: [(&str, &Vec<u32>); 7] = [
+        ("src", &r.src),
+        ("dst", &r.dst),
+        ("retransmits", &r.retransmits),
+        ("timeouts", &r.timeouts),
+        ("packets_sent", &r.packets_sent),
+        ("tenant", &r.tenant),
+        ("request", &r.request),
+    ];
+    for (name, v) in u32s {
+        d.set_item(name, ("<u4", column(py, v, |x: u32| x.to_le_bytes().to_vec())))?;
+    }
+    Ok(d)
+}
+
+/// Runs a spec given as JSON text.
+///
+/// `progress`, if given, is called about five times a second with a dict (`sim_time_us`,
+/// `flows_done`, `flows_total`, `events`, `wall_seconds`); if it returns `False` the run stops
+/// with `KeyboardInterrupt`. Signals (Ctrl-C) are checked at the same points.
+///
+/// Returns `(summary_json, columns)` where `columns` maps a column name to
+/// `(numpy dtype string, bytes)`.
+#[pyfunction]
+#[pyo3(signature = (spec_json, progress=None))]
+fn run_spec<'py>(py: Python<'py>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult<(String, Bound<'py, PyDict>)> {
+    let spec = Spec::from_json_str(spec_json).map_err(spec_err)?;
+    let sim = Simulation::new(spec).map_err(spec_err)?;
+    let mut pending: Option<PyErr> = None;
+    let result = py.detach(|| {
+        sim.run(&mut |p| {
+            Python::attach(|py| {
+                if let Err(e) = py.check_signals() {
+                    pending = Some(e);
+                    return false;
+                }
+                let Some(cb) = &progress else { return true };
+                let d = PyDict::new(py);
+                let ok = (|| -> PyResult<bool> {
+                    d.set_item("sim_time_us", p.sim_time.as_us_f64())?;
+                    d.set_item("flows_done", p.flows_done)?;
+                    d.set_item("flows_total", p.flows_total)?;
+                    d.set_item("events", p.events)?;
+                    d.set_item("wall_seconds", p.wall_seconds)?;
+                    let r = cb.call1(py, (d,))?;
+                    Ok(r.is_none(py) || r.is_truthy(py)?)
+                })();
+                match ok {
+                    Ok(keep_going) => keep_going,
+                    Err(e) => {
+                        pending = Some(e);
+                        false
+                    }
+                }
+            })
+        })
+    });
+    match result {
+        Ok(out) => {
+            let summary = serde_json::to_string(&out.summary).expect("summary serializes");
+            Ok((summary, columns(py, &out.records)?))
+        }
+        Err(RunError::Interrupted(t)) => Err(pending.unwrap_or_else(|| {
+            pyo3::exceptions::PyKeyboardInterrupt::new_err(format!("run interrupted at simulated time {t}"))
+        })),
+        Err(RunError::Spec(e)) => Err(spec_err(e)),
+        Err(e) => Err(pyo3::exceptions::PyRuntimeError::new_err(e.to_string())),
+    }
+}
+
+/// The dcsim core version.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// Names of the shipped flow-size distributions.
+#[pyfunction]
+fn named_workloads() -> Vec<&'static str> {
+    dcsim::config::NAMED_CDFS.to_vec()
+}
+
+/// The Python module.
+#[pymodule]
+fn _dcsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(resolve_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(run_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(named_workloads, m)?)?;
+    m.add("InvalidSpec", m.py().get_type::<InvalidSpec>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("build_profile", if cfg!(debug_assertions) { "debug" } else { "release" })?;
+    Ok(())
+}

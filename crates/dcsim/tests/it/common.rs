@@ -1,0 +1,62 @@
+//! Helpers: specs with inline traces, running to completion.
+
+use dcsim::fabric::LossRule;
+use dcsim::{RunOutput, Simulation, Spec};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// Writes `rows` (CSV lines without header) to a fresh temporary trace file.
+pub fn trace_file(rows: &[&str]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dcsim-it-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("trace-{}.csv", COUNTER.fetch_add(1, Ordering::Relaxed)));
+    let mut text = String::from("id,src,dst,size_bytes,start_time_s\n");
+    for r in rows {
+        text.push_str(r);
+        text.push('\n');
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A spec whose flows come from `rows`.
+pub fn spec_with_trace(toml: &str, rows: &[&str]) -> Spec {
+    let path = trace_file(rows);
+    let full = format!("{toml}\n[workload]\nmatrix = \"{}\"\nflows = 0\n", path.display());
+    Spec::from_toml_str(&full).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Runs `spec` to completion with optional scripted losses and checks the run invariants.
+pub fn run(spec: Spec, losses: &[LossRule]) -> RunOutput {
+    let mut sim = Simulation::new(spec).unwrap();
+    for &l in losses {
+        sim = sim.with_loss(l);
+    }
+    let out = sim.run(&mut |_| true).unwrap();
+    check_invariants(&out);
+    out
+}
+
+/// Conservation, FCT ≥ ideal, every flow finished.
+pub fn check_invariants(out: &RunOutput) {
+    let s = &out.summary;
+    assert_eq!(s.counters.conservation_error, 0, "packets unaccounted for");
+    assert_eq!(s.counters.fct_below_ideal, 0, "a flow beat the idle network");
+    assert_eq!(s.flows_completed, s.flows_total, "unfinished flows");
+    for i in 0..out.records.len() {
+        let fct = out.records.fct(i).unwrap().as_ps();
+        assert!(fct >= out.records.ideal_ps[i], "flow {i}: fct {fct} < ideal {}", out.records.ideal_ps[i]);
+    }
+}
+
+/// FCT of flow `i` in picoseconds.
+pub fn fct_ps(out: &RunOutput, i: usize) -> u64 {
+    out.records.fct(i).expect("finished").as_ps()
+}
+
+/// Nanoseconds → picoseconds.
+pub fn ns(x: u64) -> u64 {
+    x * 1000
+}

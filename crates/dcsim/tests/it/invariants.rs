@@ -1,0 +1,86 @@
+//! Invariants (conservation, FCT ≥ ideal, completion) across topologies, switching modes,
+//! load balancers, matrices and protocols; and determinism.
+
+use super::common::*;
+use dcsim::{Simulation, Spec};
+
+fn spec(toml: &str) -> Spec {
+    Spec::from_toml_str(toml).unwrap_or_else(|e| panic!("{e}\n{toml}"))
+}
+
+#[test]
+fn invariants_hold_across_configurations() {
+    let small_ls = "[topology]\nracks = 3\nhosts_per_rack = 4\nspines = 2\n";
+    let cases = [
+        format!("{small_ls}[workload]\nflows = 400\nload = 0.7\n"),
+        format!("{small_ls}switching = \"store-and-forward\"\nload_balancing = \"ecmp\"\n[workload]\nflows = 400\n[transport]\nprotocol = \"tcp\"\n"),
+        format!("{small_ls}load_balancing = \"spray-random\"\nhost_delay_ns = 2500\n[workload]\nflows = 300\nflow_sizes = \"datamining\"\n"),
+        format!("{small_ls}[workload]\nflows = 300\nmatrix = \"permutation\"\nflow_sizes = \"imc10\"\n[transport]\nprotocol = \"tcp\"\n"),
+        format!("{small_ls}[workload]\nflows = 200\nmatrix = \"incast\"\nincast_senders = 8\nflow_sizes = \"400KB\"\nload = 0.5\n"),
+        "[topology]\nkind = \"fat-tree\"\nk = 4\nswitching = \"store-and-forward\"\n[workload]\nflows = 300\nload = 0.6\n".into(),
+        "[topology]\nkind = \"dumbbell\"\nhosts_per_side = 4\ncore_link_gbps = 10\n[workload]\nflows = 200\nload = 0.3\nflow_sizes = \"bimodal\"\n".into(),
+        "[topology]\nkind = \"star\"\nhosts = 8\nbuffer_bytes = 6000\n[workload]\nflows = 300\nload = 0.8\n[transport]\nprotocol = \"tcp\"\n".into(),
+    ];
+    for toml in &cases {
+        let out = run(spec(toml), &[]);
+        assert!(out.summary.mean_slowdown >= 1.0, "{toml}");
+        assert!(out.summary.counters.events > 0);
+    }
+}
+
+#[test]
+fn tiny_buffers_force_timeouts_and_still_conserve_packets() {
+    let out = run(
+        spec("[topology]\nkind = \"star\"\nhosts = 6\nbuffer_bytes = 3000\n[workload]\nflows = 150\nload = 0.9\nflow_sizes = \"200KB\"\n[transport]\nprotocol = \"tcp\"\nmin_rto_us = 50\n"),
+        &[],
+    );
+    let drops: u64 = out.summary.counters.drops_by_hop.values().sum();
+    assert!(drops > 0);
+    assert!(out.records.timeouts.iter().sum::<u32>() > 0);
+    assert!(out.records.retransmits.iter().sum::<u32>() > 0);
+}
+
+#[test]
+fn a_time_limit_stops_the_run_with_packets_in_flight() {
+    let s = spec("[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n[workload]\nflows = 5000\nduration_ms = 2\n");
+    let out = Simulation::new(s).unwrap().run(&mut |_| true).unwrap();
+    assert!(out.summary.flows_completed < out.summary.flows_total);
+    assert_eq!(out.summary.counters.conservation_error, 0);
+    assert!(out.summary.counters.sim_time_us <= 2000.0);
+}
+
+#[test]
+fn same_seed_same_result_other_seed_other_result() {
+    let toml = "[topology]\nracks = 3\nhosts_per_rack = 4\nspines = 2\n[workload]\nflows = 300\n";
+    let a = run(spec(toml), &[]);
+    let b = run(spec(toml), &[]);
+    assert_eq!(a.records.finish_ps, b.records.finish_ps);
+    assert_eq!(a.records.size_bytes, b.records.size_bytes);
+    assert_eq!(a.summary.counters.events, b.summary.counters.events);
+    let c = run(spec(&format!("seed = 2\n{toml}")), &[]);
+    assert_ne!(a.records.size_bytes, c.records.size_bytes);
+}
+
+#[test]
+fn the_workload_does_not_depend_on_the_protocol() {
+    // Flow sizes, endpoints and arrival times come from their own random streams, so TCP and
+    // DCTCP see exactly the same flows (what makes protocol comparisons like with like).
+    let toml = "[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n[workload]\nflows = 200\n";
+    let a = run(spec(&format!("{toml}[transport]\nprotocol = \"tcp\"\n")), &[]);
+    let b = run(spec(&format!("{toml}[transport]\nprotocol = \"dctcp\"\n")), &[]);
+    assert_eq!(a.records.start_ps, b.records.start_ps);
+    assert_eq!(a.records.src, b.records.src);
+    assert_eq!(a.records.size_bytes, b.records.size_bytes);
+}
+
+#[test]
+fn progress_callback_can_interrupt() {
+    let s = spec("[workload]\nflows = 20000\n");
+    let mut calls = 0;
+    let r = Simulation::new(s).unwrap().run(&mut |_| {
+        calls += 1;
+        false
+    });
+    assert!(matches!(r, Err(dcsim::RunError::Interrupted(_))));
+    assert_eq!(calls, 1);
+}

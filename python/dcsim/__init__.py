@@ -1,0 +1,22 @@
+"""dcsim: a fast, faithful packet-level simulator of datacenter transports.
+
+>>> import dcsim
+>>> r = dcsim.run("examples/quickstart.toml", workload__flows=2000)  # doctest: +SKIP
+>>> r.summary["mean_slowdown"], r.flows.head()                     # doctest: +SKIP
+"""
+
+from ._dcsim import __version__, build_profile
+from .api import run
+from .result import Result, format_summary
+from .spec import ResolvedSpec, SpecError, resolve
+
+__all__ = [
+    "__version__",
+    "build_profile",
+    "run",
+    "resolve",
+    "Result",
+    "ResolvedSpec",
+    "SpecError",
+    "format_summary",
+]

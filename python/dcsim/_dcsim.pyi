@@ -1,0 +1,23 @@
+"""Typed stub of the native extension ``dcsim._dcsim`` (the Rust core)."""
+
+from typing import Callable, Dict, Optional, Tuple
+
+__version__: str
+build_profile: str
+
+class InvalidSpec(ValueError):
+    """A spec the simulator cannot run. ``args`` is ``(message, field_path, detail)``."""
+
+def resolve_spec(spec_json: str) -> Tuple[str, str]:
+    """Resolve a spec (JSON text); returns ``(resolved_toml, resolved_json)``."""
+
+def run_spec(
+    spec_json: str, progress: Optional[Callable[[Dict[str, float]], object]] = None
+) -> Tuple[str, Dict[str, Tuple[str, bytes]]]:
+    """Run a spec; returns ``(summary_json, {column: (dtype, raw bytes)})``."""
+
+def version() -> str:
+    """The core's version."""
+
+def named_workloads() -> list[str]:
+    """Names of the shipped flow-size distributions."""

@@ -1,0 +1,171 @@
+"""Run results: the summary, the per-flow table, and the on-disk run directory.
+
+A run directory holds ``flows.parquet``, ``summary.json``, ``spec.toml`` (the fully resolved
+spec) and ``log.txt``. Every file is written to a temporary name and renamed into place, and
+``summary.json`` is written last: a directory with a ``summary.json`` is complete, one
+without it is not (a killed run never looks finished).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, Optional, Union
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+_NONE_U64 = np.uint64(2**64 - 1)
+_NONE_U32 = np.uint32(2**32 - 1)
+
+
+def columns_to_arrow(raw: Dict[str, tuple]) -> pa.Table:
+    """Builds the per-flow Arrow table from the core's raw little-endian columns."""
+    c = {name: np.frombuffer(buf, dtype=np.dtype(dt)) for name, (dt, buf) in raw.items()}
+    done = c["finish_ps"] != _NONE_U64
+    start_us = c["start_ps"] / 1e6
+    finish_us = np.where(done, c["finish_ps"].astype(np.float64) / 1e6, np.nan)
+    ideal_us = c["ideal_ps"] / 1e6
+    fct_us = np.where(done, (c["finish_ps"] - np.where(done, c["start_ps"], 0)).astype(np.float64) / 1e6, np.nan)
+    deadline_us = np.where(c["deadline_ps"] != _NONE_U64, c["deadline_ps"].astype(np.float64) / 1e6, np.nan)
+    request = np.where(c["request"] != _NONE_U32, c["request"].astype(np.int64), -1)
+    return pa.table(
+        {
+            "id": c["id"],
+            "src": c["src"],
+            "dst": c["dst"],
+            "size_bytes": c["size_bytes"],
+            "start_us": start_us,
+            "finish_us": finish_us,
+            "fct_us": fct_us,
+            "ideal_fct_us": ideal_us,
+            "slowdown": fct_us / ideal_us,
+            "retransmits": c["retransmits"],
+            "timeouts": c["timeouts"],
+            "packets_sent": c["packets_sent"],
+            "completed": done,
+            "deadline_us": deadline_us,
+            "tenant": c["tenant"],
+            "request": request,
+        }
+    )
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` via a temporary file and a rename."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_parquet(path: Path, table: pa.Table) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class Result:
+    """The outcome of one run.
+
+    ``summary`` is a dict (the content of ``summary.json``); ``flows`` is a pandas DataFrame
+    with one row per flow; ``table`` is the same as an Arrow table.
+    """
+
+    def __init__(self, summary: Dict[str, Any], table: pa.Table, spec_toml: str, out_dir: Optional[Path] = None) -> None:
+        self.summary = summary
+        self.table = table
+        self.spec_toml = spec_toml
+        self.out_dir = out_dir
+        self._flows = None
+
+    @property
+    def flows(self):  # -> pandas.DataFrame
+        if self._flows is None:
+            self._flows = self.table.to_pandas()
+        return self._flows
+
+    def to_arrow(self) -> pa.Table:
+        return self.table
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<dcsim.Result flows={s['flows_completed']}/{s['flows_total']} "
+            f"mean_slowdown={s['mean_slowdown']:.3f} p99_slowdown={s['p99_slowdown']:.3f}>"
+        )
+
+    def write(self, out_dir: Union[str, os.PathLike], log: str = "") -> Path:
+        """Writes the run directory (see the module docs); returns its path."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        done = out / "summary.json"
+        if done.exists():
+            done.unlink()  # the directory is incomplete until the new summary lands
+        atomic_write_parquet(out / "flows.parquet", self.table)
+        atomic_write_bytes(out / "spec.toml", self.spec_toml.encode())
+        atomic_write_bytes(out / "log.txt", log.encode())
+        atomic_write_bytes(done, (json.dumps(self.summary, indent=2, sort_keys=True) + "\n").encode())
+        self.out_dir = out
+        return out
+
+    @classmethod
+    def read(cls, out_dir: Union[str, os.PathLike]) -> "Result":
+        """Loads a complete run directory."""
+        out = Path(out_dir)
+        summary_path = out / "summary.json"
+        if not summary_path.exists():
+            raise FileNotFoundError(f"{out} is not a complete run directory (no summary.json)")
+        summary = json.loads(summary_path.read_text())
+        return cls(summary, pq.read_table(out / "flows.parquet"), (out / "spec.toml").read_text(), out)
+
+
+def format_summary(summary: Dict[str, Any]) -> str:
+    """The summary as a plain-text table."""
+    s = summary
+    lines = [
+        f"flows completed   {s['flows_completed']} / {s['flows_total']}"
+        + (f"  (warm-up excluded: {s['flows_warmup']})" if s.get("flows_warmup") else ""),
+        "",
+        f"{'size bin':<12} {'flows':>7} {'mean sd':>9} {'median':>8} {'p99 sd':>9} {'mean FCT us':>12} {'NFCT':>7}",
+        f"{'all':<12} {s['flows_completed'] - s.get('flows_warmup', 0):>7} {s['mean_slowdown']:>9.3f} "
+        f"{s['median_slowdown']:>8.3f} {s['p99_slowdown']:>9.3f} {s['mean_fct_us']:>12.1f} {s['nfct']:>7.3f}",
+    ]
+    for name in ("0-100KB", "100KB-10MB", "10MB+"):
+        b = s["bins"][name]
+        lines.append(
+            f"{name:<12} {b['count']:>7} {b['mean_slowdown']:>9.3f} {b['median_slowdown']:>8.3f} "
+            f"{b['p99_slowdown']:>9.3f} {b['mean_fct_us']:>12.1f} {b['nfct']:>7.3f}"
+        )
+    drops = s.get("drops_by_hop", {})
+    lines += [
+        "",
+        f"throughput        {s['throughput_gbps']:.1f} Gbps (fabric-wide goodput)",
+        f"packets injected  {s['data_packets_injected']} data, {s['control_packets_injected']} control",
+        "drops by hop      " + ", ".join(f"{k} {v}" for k, v in drops.items()),
+        f"events            {s['events']} in {s['wall_seconds']:.2f} s wall ({s['events_per_sec'] / 1e6:.2f} M events/s)",
+        f"simulated time    {s['sim_time_us'] / 1e3:.3f} ms",
+    ]
+    if s.get("mean_request_completion_us"):
+        lines.append(f"mean request completion {s['mean_request_completion_us']:.1f} us")
+    if s.get("fct_below_ideal") or s.get("conservation_error"):
+        lines.append(f"INVARIANT VIOLATION: fct_below_ideal={s['fct_below_ideal']} conservation_error={s['conservation_error']}")
+    return "\n".join(lines)
