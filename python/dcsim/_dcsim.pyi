@@ -2,6 +2,16 @@
 
 from typing import Callable, Dict, Optional, Tuple
 
+__all__ = [
+    "resolve_spec",
+    "run_spec",
+    "version",
+    "named_workloads",
+    "InvalidSpec",
+    "__version__",
+    "build_profile",
+]
+
 __version__: str
 build_profile: str
 
