@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use dcsim::packet::{Packet, PacketKind, PacketPool};
-use dcsim::queue::{AnyQueue, DropTail, EcnMarking, HopKind, Port, QueueDiscipline};
+use dcsim::queue::{AnyQueue, EcnMarking, Fifo, HopKind, Port, PortQueue};
 use dcsim::units::BitRate;
 use dcsim_engine::{EventQueue, Rng, SimTime};
 use std::cmp::Reverse;
@@ -58,7 +58,7 @@ fn port_enqueue_dequeue(c: &mut Criterion) {
             BitRate::from_gbps(10.0),
             SimTime::from_ns(200),
             HopKind::Core,
-            AnyQueue::DropTail(DropTail::new(36_864)),
+            PortQueue::Timeline(DropTail::new(36_864)),
             EcnMarking::Instantaneous { threshold_bytes: 22_500 },
         );
         port.busy_until = SimTime::MAX; // always busy: every offer goes through the queue
@@ -85,7 +85,7 @@ fn port_enqueue_dequeue(c: &mut Criterion) {
         }
         let mut k = 8;
         b.iter(|| {
-            let out = port.queue.dequeue(&pool).unwrap();
+            let out = port.next_departure(SimTime::ZERO, &pool).unwrap();
             black_box(out);
             port.offer(ids[k % 16], SimTime::ZERO, &mut pool, &mut rng);
             k += 1;

@@ -4,7 +4,7 @@
 //! 20,000 flows) in this process and prints events/s, packets/s, wall time and peak memory
 //! (VmHWM). `make bench` runs it; `docs/performance.md` records the results.
 
-use dcsim::{Simulation, Spec};
+use dcsim::Simulation;
 use std::time::Instant;
 
 const DEFAULT_SPEC: &str = r#"
@@ -19,27 +19,23 @@ fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         })
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (mut text, overrides) = match args.first() {
-        Some(p) if p.ends_with(".toml") => (std::fs::read_to_string(p).expect("readable spec"), &args[1..]),
+    let (text, overrides) = match args.first() {
+        Some(p) if p.ends_with(".toml") => {
+            (std::fs::read_to_string(p).expect("readable spec"), &args[1..])
+        }
         _ => (DEFAULT_SPEC.to_string(), &args[..]),
     };
-    // Overrides are appended as dotted keys, which TOML allows at the top level only before
-    // any table: put them first.
-    let mut head = String::new();
-    for kv in overrides {
-        let (k, v) = kv.split_once('=').expect("key=value");
-        let v = if v.parse::<f64>().is_ok() || v.starts_with('"') { v.to_string() } else { format!("\"{v}\"") };
-        head.push_str(&format!("{k} = {v}\n"));
-    }
-    text = head + &text;
-    let spec = Spec::from_toml_str(&text).unwrap_or_else(|e| panic!("bad spec: {e}"));
+    let spec = dcsim::config::spec_with_overrides(&text, overrides)
+        .unwrap_or_else(|e| panic!("bad spec: {e}"));
     let label = format!(
         "{:?} {:?} load {} flows {}",
         spec.transport.protocol, spec.workload.flow_sizes, spec.workload.load, spec.workload.flows

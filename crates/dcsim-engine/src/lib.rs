@@ -4,7 +4,7 @@
 //! plain event values in time and hands them back one at a time.
 //!
 //! ```text
-//!   schedule(t, e) ──► EventQueue (4-ary heap keyed by (time, seq)) ──► pop() ──► (t, e)
+//!   schedule(t, e) ──► EventQueue (timing wheel + 4-ary heap, by (time, seq)) ──► pop() ──► (t, e)
 //!                         ▲                                                 │
 //!                         └───────────── handlers schedule new events ◄────┘
 //! ```
@@ -25,11 +25,13 @@
 //! engine replays bit for bit.
 #![warn(missing_docs)]
 
+mod heap;
 mod queue;
 mod rng;
 mod scheduler;
 mod time;
 
+pub use heap::HeapQueue;
 pub use queue::EventQueue;
 pub use rng::Rng;
 pub use scheduler::{Scheduler, SchedulingError};

@@ -17,7 +17,11 @@ pub struct SchedulingError {
 
 impl fmt::Display for SchedulingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot schedule an event at `{}`: the clock is already at `{}`", self.requested, self.now)
+        write!(
+            f,
+            "cannot schedule an event at `{}`: the clock is already at `{}`",
+            self.requested, self.now
+        )
     }
 }
 
@@ -79,8 +83,19 @@ impl<E: Copy> Scheduler<E> {
 
     /// The time of the next event, if any.
     #[inline]
-    pub fn peek_time(&self) -> Option<SimTime> {
+    pub fn peek_time(&mut self) -> Option<SimTime> {
         self.queue.peek_time()
+    }
+
+    /// Pops the next event if it is at or before `limit` (advancing the clock to it);
+    /// otherwise leaves it pending and returns `None`.
+    #[inline]
+    pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
+        let (t, e) = self.queue.pull_until(limit)?;
+        debug_assert!(t >= self.now, "time went backwards: {t} < {}", self.now);
+        self.now = t;
+        self.processed += 1;
+        Some((t, e))
     }
 
     /// Every pending event, in no particular order (for end-of-run accounting).

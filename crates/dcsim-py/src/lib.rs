@@ -11,7 +11,12 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-create_exception!(_dcsim, InvalidSpec, PyValueError, "A spec the simulator cannot run; the message names the field.");
+create_exception!(
+    _dcsim,
+    InvalidSpec,
+    PyValueError,
+    "A spec the simulator cannot run; the message names the field."
+);
 
 fn spec_err(e: SpecError) -> PyErr {
     InvalidSpec::new_err((e.to_string(), e.path.clone(), e.message.clone()))
@@ -24,7 +29,11 @@ fn resolve_spec(spec_json: &str) -> PyResult<(String, String)> {
     Ok((spec.to_toml_string(), spec.to_json_string()))
 }
 
-fn column<'py, T: Copy>(py: Python<'py>, v: &[T], to_le: impl Fn(T) -> Vec<u8>) -> Bound<'py, PyBytes> {
+fn column<'py, T: Copy>(
+    py: Python<'py>,
+    v: &[T],
+    to_le: impl Fn(T) -> Vec<u8>,
+) -> Bound<'py, PyBytes> {
     let mut out = Vec::with_capacity(std::mem::size_of_val(v));
     for &x in v {
         out.extend_from_slice(&to_le(x));
@@ -70,7 +79,11 @@ fn columns<'py>(py: Python<'py>, r: &FlowRecords) -> PyResult<Bound<'py, PyDict>
 /// `(numpy dtype string, bytes)`.
 #[pyfunction]
 #[pyo3(signature = (spec_json, progress=None))]
-fn run_spec<'py>(py: Python<'py>, spec_json: &str, progress: Option<Py<PyAny>>) -> PyResult<(String, Bound<'py, PyDict>)> {
+fn run_spec<'py>(
+    py: Python<'py>,
+    spec_json: &str,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
     let spec = Spec::from_json_str(spec_json).map_err(spec_err)?;
     let sim = Simulation::new(spec).map_err(spec_err)?;
     let mut pending: Option<PyErr> = None;
@@ -108,7 +121,9 @@ fn run_spec<'py>(py: Python<'py>, spec_json: &str, progress: Option<Py<PyAny>>) 
             Ok((summary, columns(py, &out.records)?))
         }
         Err(RunError::Interrupted(t)) => Err(pending.unwrap_or_else(|| {
-            pyo3::exceptions::PyKeyboardInterrupt::new_err(format!("run interrupted at simulated time {t}"))
+            pyo3::exceptions::PyKeyboardInterrupt::new_err(format!(
+                "run interrupted at simulated time {t}"
+            ))
         })),
         Err(RunError::Spec(e)) => Err(spec_err(e)),
         Err(e) => Err(pyo3::exceptions::PyRuntimeError::new_err(e.to_string())),

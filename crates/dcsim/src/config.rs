@@ -27,6 +27,17 @@ pub struct Spec {
     pub transport: TransportSpec,
     /// DCTCP settings (used when `transport.protocol = "dctcp"`).
     pub dctcp: DctcpSpec,
+    /// Simulator implementation choices that do not change the model.
+    pub engine: EngineSpec,
+}
+
+/// `[engine]`: implementation choices with no effect on the modelled network.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct EngineSpec {
+    /// FIFO ports compute each packet's departure at enqueue (no transmit-complete events).
+    /// `false` runs them through the generic event-driven port path instead: the same model,
+    /// slower; kept as a cross-check. Default true.
+    pub fifo_timeline: bool,
 }
 
 /// Topology kinds.
@@ -319,6 +330,40 @@ pub fn parse_toml(text: &str) -> Result<Value, SpecError> {
     toml::from_str(text).map_err(|e| SpecError::new("<toml>", e.to_string().trim().to_string()))
 }
 
+/// Sets the dotted path `key` (e.g. `workload.load`) in a spec tree to `raw`, parsed as a
+/// TOML value (`0.7`, `true`, `"x"`) or else taken as a bare string (`dctcp`). This is the
+/// `--set key=value` rule of every command line.
+pub fn apply_override(tree: &mut Value, key: &str, raw: &str) -> Result<(), SpecError> {
+    let value = parse_toml(&format!("x = {raw}"))
+        .map(|mut t| t["x"].take())
+        .unwrap_or_else(|_| Value::String(raw.to_string()));
+    let parts: Vec<&str> = key.trim().split('.').collect();
+    let mut cur = tree;
+    for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
+        cur = cur
+            .as_object_mut()
+            .ok_or_else(|| SpecError::new(parts[..i].join("."), "is a value, not a table"))?
+            .entry(part.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
+    }
+    cur.as_object_mut()
+        .ok_or_else(|| SpecError::new(key, "is inside a value, not a table"))?
+        .insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}
+
+/// Parses a TOML spec and applies `key=value` overrides.
+pub fn spec_with_overrides(text: &str, overrides: &[String]) -> Result<Spec, SpecError> {
+    let mut tree = parse_toml(text)?;
+    for kv in overrides {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| SpecError::new(kv.as_str(), "an override must be key=value"))?;
+        apply_override(&mut tree, k, v.trim())?;
+    }
+    Spec::resolve(&tree)
+}
+
 /// Names of the shipped CDFs.
 pub const NAMED_CDFS: [&str; 3] = ["websearch", "datamining", "imc10"];
 
@@ -373,11 +418,17 @@ struct Section<'a> {
 }
 
 impl<'a> Section<'a> {
-    fn new(path: &str, value: Option<&'a Value>, allowed: &'static [&'static str]) -> Result<Self, SpecError> {
+    fn new(
+        path: &str,
+        value: Option<&'a Value>,
+        allowed: &'static [&'static str],
+    ) -> Result<Self, SpecError> {
         let map = match value {
             None => None,
             Some(Value::Object(m)) => Some(m),
-            Some(v) => return Err(SpecError::new(path, format!("must be a table, got {}", type_name(v)))),
+            Some(v) => {
+                return Err(SpecError::new(path, format!("must be a table, got {}", type_name(v))))
+            }
         };
         let s = Section { path: path.to_string(), map, allowed };
         s.check_keys()?;
@@ -414,11 +465,21 @@ impl<'a> Section<'a> {
         match self.raw(key) {
             None => Ok(default),
             Some(Value::Number(n)) => Ok(n.as_f64().unwrap_or(default)),
-            Some(v) => Err(SpecError::new(self.field(key), format!("must be a number, got {} {}", type_name(v), show(v)))),
+            Some(v) => Err(SpecError::new(
+                self.field(key),
+                format!("must be a number, got {} {}", type_name(v), show(v)),
+            )),
         }
     }
 
-    fn f64_in(&self, key: &str, default: f64, lo: f64, hi: f64, what: &str) -> Result<f64, SpecError> {
+    fn f64_in(
+        &self,
+        key: &str,
+        default: f64,
+        lo: f64,
+        hi: f64,
+        what: &str,
+    ) -> Result<f64, SpecError> {
         let x = self.f64(key, default)?;
         if !(x.is_finite() && x >= lo && x <= hi) {
             return Err(SpecError::new(self.field(key), format!("{x} is out of range: {what}")));
@@ -430,7 +491,10 @@ impl<'a> Section<'a> {
         match self.raw(key) {
             None => Ok(default),
             Some(v) => as_u64(v).ok_or_else(|| {
-                SpecError::new(self.field(key), format!("must be a non-negative integer, got {} {}", type_name(v), show(v)))
+                SpecError::new(
+                    self.field(key),
+                    format!("must be a non-negative integer, got {} {}", type_name(v), show(v)),
+                )
             }),
         }
     }
@@ -438,7 +502,10 @@ impl<'a> Section<'a> {
     fn u64_in(&self, key: &str, default: u64, lo: u64, hi: u64) -> Result<u64, SpecError> {
         let x = self.u64(key, default)?;
         if x < lo || x > hi {
-            return Err(SpecError::new(self.field(key), format!("{x} is out of range: must be between {lo} and {hi}")));
+            return Err(SpecError::new(
+                self.field(key),
+                format!("{x} is out of range: must be between {lo} and {hi}"),
+            ));
         }
         Ok(x)
     }
@@ -452,11 +519,30 @@ impl<'a> Section<'a> {
         match self.raw(key) {
             None => Ok(default),
             Some(Value::String(s)) => parse_bytes(s).ok_or_else(|| {
-                SpecError::new(self.field(key), format!("\"{s}\" is not a byte count; write an integer or e.g. \"36KB\", \"1.5MB\""))
+                SpecError::new(
+                    self.field(key),
+                    format!(
+                        "\"{s}\" is not a byte count; write an integer or e.g. \"36KB\", \"1.5MB\""
+                    ),
+                )
             }),
             Some(v) => self.u64(key, default).map_err(|_| {
-                SpecError::new(self.field(key), format!("must be a byte count, got {} {}", type_name(v), show(v)))
+                SpecError::new(
+                    self.field(key),
+                    format!("must be a byte count, got {} {}", type_name(v), show(v)),
+                )
             }),
+        }
+    }
+
+    fn bool(&self, key: &str, default: bool) -> Result<bool, SpecError> {
+        match self.raw(key) {
+            None => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => Err(SpecError::new(
+                self.field(key),
+                format!("must be true or false, got {} {}", type_name(v), show(v)),
+            )),
         }
     }
 
@@ -464,11 +550,19 @@ impl<'a> Section<'a> {
         match self.raw(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(v) => Err(SpecError::new(self.field(key), format!("must be a string, got {} {}", type_name(v), show(v)))),
+            Some(v) => Err(SpecError::new(
+                self.field(key),
+                format!("must be a string, got {} {}", type_name(v), show(v)),
+            )),
         }
     }
 
-    fn choice<T: Copy>(&self, key: &str, default: T, options: &[(&'static str, T)]) -> Result<T, SpecError> {
+    fn choice<T: Copy>(
+        &self,
+        key: &str,
+        default: T,
+        options: &[(&'static str, T)],
+    ) -> Result<T, SpecError> {
         let Some(s) = self.string(key)? else { return Ok(default) };
         if let Some((_, v)) = options.iter().find(|(n, _)| n.eq_ignore_ascii_case(s)) {
             return Ok(*v);
@@ -478,7 +572,10 @@ impl<'a> Section<'a> {
             Some(n) => format!(" (did you mean \"{n}\"?)"),
             None => String::new(),
         };
-        Err(SpecError::new(self.field(key), format!("\"{s}\" is not one of {}{hint}", quote_list(&names))))
+        Err(SpecError::new(
+            self.field(key),
+            format!("\"{s}\" is not one of {}{hint}", quote_list(&names)),
+        ))
     }
 }
 
@@ -515,20 +612,47 @@ pub fn parse_bytes(s: &str) -> Option<u64> {
     (v.is_finite() && v >= 0.0).then(|| v.round() as u64)
 }
 
-const TOP_KEYS: &[&str] = &["seed", "name", "topology", "workload", "transport", "dctcp"];
+const TOP_KEYS: &[&str] = &["seed", "name", "topology", "workload", "transport", "dctcp", "engine"];
+const ENGINE_KEYS: &[&str] = &["fifo_timeline"];
 const TOPOLOGY_KEYS: &[&str] = &[
-    "kind", "racks", "hosts_per_rack", "spines", "k", "hosts", "hosts_per_side", "host_link_gbps",
-    "core_link_gbps", "oversubscription", "link_delay_ns", "host_delay_ns", "switching",
-    "load_balancing", "buffer_bytes",
+    "kind",
+    "racks",
+    "hosts_per_rack",
+    "spines",
+    "k",
+    "hosts",
+    "hosts_per_side",
+    "host_link_gbps",
+    "core_link_gbps",
+    "oversubscription",
+    "link_delay_ns",
+    "host_delay_ns",
+    "switching",
+    "load_balancing",
+    "buffer_bytes",
 ];
 const WORKLOAD_KEYS: &[&str] = &[
-    "flow_sizes", "size_sampling", "bimodal", "load", "mean_size_bytes", "matrix", "incast_senders",
-    "flows", "duration_ms", "warmup_fraction",
+    "flow_sizes",
+    "size_sampling",
+    "bimodal",
+    "load",
+    "mean_size_bytes",
+    "matrix",
+    "incast_senders",
+    "flows",
+    "duration_ms",
+    "warmup_fraction",
 ];
 const BIMODAL_KEYS: &[&str] = &["small_bytes", "large_bytes", "p_small"];
 const TRANSPORT_KEYS: &[&str] = &[
-    "protocol", "initial_window_pkts", "max_window_pkts", "rto", "min_rto_us", "max_rto_us",
-    "dupack_threshold", "buffer_bytes",
+    "protocol",
+    "initial_window_pkts",
+    "max_window_pkts",
+    "rto",
+    "min_rto_us",
+    "max_rto_us",
+    "dupack_threshold",
+    "buffer_bytes",
 ];
 const DCTCP_KEYS: &[&str] = &["g", "marking_threshold_bytes", "initial_alpha"];
 
@@ -538,16 +662,25 @@ impl Spec {
         let top = Section::new("", Some(root), TOP_KEYS)?;
         let seed = top.u64("seed", 1)?;
         let name = top.string("name")?.unwrap_or("").to_string();
-        let topology = resolve_topology(&Section::new("topology", top.raw("topology"), TOPOLOGY_KEYS)?)?;
-        let workload = resolve_workload(&Section::new("workload", top.raw("workload"), WORKLOAD_KEYS)?, &topology)?;
-        let transport = resolve_transport(&Section::new("transport", top.raw("transport"), TRANSPORT_KEYS)?, &topology)?;
+        let topology =
+            resolve_topology(&Section::new("topology", top.raw("topology"), TOPOLOGY_KEYS)?)?;
+        let workload = resolve_workload(
+            &Section::new("workload", top.raw("workload"), WORKLOAD_KEYS)?,
+            &topology,
+        )?;
+        let transport = resolve_transport(
+            &Section::new("transport", top.raw("transport"), TRANSPORT_KEYS)?,
+            &topology,
+        )?;
         let d = Section::new("dctcp", top.raw("dctcp"), DCTCP_KEYS)?;
         let dctcp = DctcpSpec {
             g: d.f64_in("g", 1.0 / 16.0, 0.0, 1.0, "must be between 0 and 1")?,
             marking_threshold_bytes: d.bytes("marking_threshold_bytes", 22_500)?,
             initial_alpha: d.f64_in("initial_alpha", 1.0, 0.0, 1.0, "must be between 0 and 1")?,
         };
-        let spec = Spec { seed, name, topology, workload, transport, dctcp };
+        let e = Section::new("engine", top.raw("engine"), ENGINE_KEYS)?;
+        let engine = EngineSpec { fifo_timeline: e.bool("fifo_timeline", true)? };
+        let spec = Spec { seed, name, topology, workload, transport, dctcp, engine };
         spec.check_files()?;
         Ok(spec)
     }
@@ -559,7 +692,8 @@ impl Spec {
 
     /// Parses and resolves a JSON document (what the Python layer hands over).
     pub fn from_json_str(text: &str) -> Result<Spec, SpecError> {
-        let v: Value = serde_json::from_str(text).map_err(|e| SpecError::new("<json>", e.to_string()))?;
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| SpecError::new("<json>", e.to_string()))?;
         Spec::resolve(&v)
     }
 
@@ -600,17 +734,25 @@ fn resolve_topology(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
     let spines = t.u32_in("spines", 4, 1, 1024)?;
     let k = t.u32_in("k", 6, 2, 64)?;
     if kind == TopologyKind::FatTree && k % 2 != 0 {
-        return Err(SpecError::new(t.field("k"), format!("{k} does not fit a fat-tree: k must be even")));
+        return Err(SpecError::new(
+            t.field("k"),
+            format!("{k} does not fit a fat-tree: k must be even"),
+        ));
     }
     let hosts = t.u32_in("hosts", 16, 2, 65536)?;
     let hosts_per_side = t.u32_in("hosts_per_side", 1, 1, 65536)?;
-    let host_link_gbps = t.f64_in("host_link_gbps", 10.0, 1e-3, 1e4, "must be a positive rate in Gbps")?;
-    let oversubscription = t.f64_in("oversubscription", 1.0, 1e-3, 1e3, "must be a positive ratio")?;
+    let host_link_gbps =
+        t.f64_in("host_link_gbps", 10.0, 1e-3, 1e4, "must be a positive rate in Gbps")?;
+    let oversubscription =
+        t.f64_in("oversubscription", 1.0, 1e-3, 1e3, "must be a positive ratio")?;
     let default_core = match kind {
-        TopologyKind::LeafSpine => host_link_gbps * hosts_per_rack as f64 / spines as f64 / oversubscription,
+        TopologyKind::LeafSpine => {
+            host_link_gbps * hosts_per_rack as f64 / spines as f64 / oversubscription
+        }
         _ => host_link_gbps,
     };
-    let core_link_gbps = t.f64_in("core_link_gbps", default_core, 1e-3, 1e5, "must be a positive rate in Gbps")?;
+    let core_link_gbps =
+        t.f64_in("core_link_gbps", default_core, 1e-3, 1e5, "must be a positive rate in Gbps")?;
     // Both may be given (a resolved spec has both) as long as they agree.
     if kind == TopologyKind::LeafSpine
         && t.raw("core_link_gbps").is_some()
@@ -642,12 +784,19 @@ fn resolve_topology(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
         switching: t.choice(
             "switching",
             Switching::CutThrough,
-            &[("cut-through", Switching::CutThrough), ("store-and-forward", Switching::StoreAndForward)],
+            &[
+                ("cut-through", Switching::CutThrough),
+                ("store-and-forward", Switching::StoreAndForward),
+            ],
         )?,
         load_balancing: t.choice(
             "load_balancing",
             LoadBalancing::Spray,
-            &[("spray", LoadBalancing::Spray), ("spray-random", LoadBalancing::SprayRandom), ("ecmp", LoadBalancing::Ecmp)],
+            &[
+                ("spray", LoadBalancing::Spray),
+                ("spray-random", LoadBalancing::SprayRandom),
+                ("ecmp", LoadBalancing::Ecmp),
+            ],
         )?,
         buffer_bytes: t.bytes("buffer_bytes", 36_864)?,
     };
@@ -661,7 +810,10 @@ fn resolve_topology(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
         return Err(SpecError::new(t.field("kind"), "the topology must have at least 2 hosts"));
     }
     if spec.n_hosts() > 1_000_000 {
-        return Err(SpecError::new(t.field("kind"), format!("{} hosts do not fit: at most 1,000,000", spec.n_hosts())));
+        return Err(SpecError::new(
+            t.field("kind"),
+            format!("{} hosts do not fit: at most 1,000,000", spec.n_hosts()),
+        ));
     }
     Ok(spec)
 }
@@ -682,7 +834,9 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
             } else {
                 let mut names: Vec<&str> = NAMED_CDFS.to_vec();
                 names.push("bimodal");
-                let hint = suggest(s, &names).map(|n| format!(" (did you mean \"{n}\"?)")).unwrap_or_default();
+                let hint = suggest(s, &names)
+                    .map(|n| format!(" (did you mean \"{n}\"?)"))
+                    .unwrap_or_default();
                 return Err(SpecError::new(
                     w.field("flow_sizes"),
                     format!("\"{s}\" is neither one of {}, a byte count, nor an existing CDF file{hint}", quote_list(&names)),
@@ -694,13 +848,20 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
             None => {
                 return Err(SpecError::new(
                     w.field("flow_sizes"),
-                    format!("must be a workload name, a CDF path or a byte count, got {} {}", type_name(v), show(v)),
+                    format!(
+                        "must be a workload name, a CDF path or a byte count, got {} {}",
+                        type_name(v),
+                        show(v)
+                    ),
                 ))
             }
         },
     };
     if flow_sizes == FlowSizes::Fixed(0) {
-        return Err(SpecError::new(w.field("flow_sizes"), "a fixed flow size must be at least 1 byte"));
+        return Err(SpecError::new(
+            w.field("flow_sizes"),
+            "a fixed flow size must be at least 1 byte",
+        ));
     }
     let b = Section::new("workload.bimodal", w.raw("bimodal"), BIMODAL_KEYS)?;
     let bimodal = BimodalSpec {
@@ -710,7 +871,10 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
     };
     let load = w.f64("load", 0.6)?;
     if !(load > 0.0 && load < 1.0) {
-        return Err(SpecError::new(w.field("load"), format!("{load} is out of range: load must be > 0 and < 1")));
+        return Err(SpecError::new(
+            w.field("load"),
+            format!("{load} is out of range: load must be > 0 and < 1"),
+        ));
     }
     let matrix = match w.string("matrix")? {
         None => Matrix::AllToAll,
@@ -718,13 +882,20 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
             "all-to-all" => Matrix::AllToAll,
             "permutation" => Matrix::Permutation,
             "incast" => Matrix::Incast,
-            _ if s.ends_with(".csv") || std::path::Path::new(s).exists() => Matrix::Trace(s.to_string()),
+            _ if s.ends_with(".csv") || std::path::Path::new(s).exists() => {
+                Matrix::Trace(s.to_string())
+            }
             _ => {
                 let names = ["all-to-all", "permutation", "incast"];
-                let hint = suggest(s, &names).map(|n| format!(" (did you mean \"{n}\"?)")).unwrap_or_default();
+                let hint = suggest(s, &names)
+                    .map(|n| format!(" (did you mean \"{n}\"?)"))
+                    .unwrap_or_default();
                 return Err(SpecError::new(
                     w.field("matrix"),
-                    format!("\"{s}\" is not one of {} nor a trace CSV file{hint}", quote_list(&names)),
+                    format!(
+                        "\"{s}\" is not one of {} nor a trace CSV file{hint}",
+                        quote_list(&names)
+                    ),
                 ));
             }
         },
@@ -733,12 +904,19 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
     if matrix == Matrix::Incast && incast_senders >= topo.n_hosts() {
         return Err(SpecError::new(
             w.field("incast_senders"),
-            format!("{incast_senders} senders do not fit: the topology has {} hosts, so at most {}", topo.n_hosts(), topo.n_hosts() - 1),
+            format!(
+                "{incast_senders} senders do not fit: the topology has {} hosts, so at most {}",
+                topo.n_hosts(),
+                topo.n_hosts() - 1
+            ),
         ));
     }
     let flows = w.u64_in("flows", 20_000, 0, 1_000_000_000)?;
     if flows == 0 && !matches!(matrix, Matrix::Trace(_)) {
-        return Err(SpecError::new(w.field("flows"), "0 flows: give at least 1 (0 means \"all rows\" only for a trace)"));
+        return Err(SpecError::new(
+            w.field("flows"),
+            "0 flows: give at least 1 (0 means \"all rows\" only for a trace)",
+        ));
     }
     Ok(WorkloadSpec {
         flow_sizes,
@@ -763,20 +941,29 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
 }
 
 fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSpec, SpecError> {
-    let protocol = t.choice("protocol", Protocol::Dctcp, &[("dctcp", Protocol::Dctcp), ("tcp", Protocol::Tcp)])?;
+    let protocol = t.choice(
+        "protocol",
+        Protocol::Dctcp,
+        &[("dctcp", Protocol::Dctcp), ("tcp", Protocol::Tcp)],
+    )?;
     let dupack_threshold = match t.raw("dupack_threshold") {
         None => match topo.load_balancing {
             LoadBalancing::Ecmp => DupAckThreshold::Fixed(3),
             _ => DupAckThreshold::Dynamic(0.75),
         },
-        Some(Value::String(s)) if s.eq_ignore_ascii_case("dynamic") => DupAckThreshold::Dynamic(0.75),
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("dynamic") => {
+            DupAckThreshold::Dynamic(0.75)
+        }
         Some(Value::String(s)) if s.eq_ignore_ascii_case("off") => DupAckThreshold::Off,
         Some(v) => match as_u64(v) {
             Some(n) if n >= 1 && n <= 1_000_000 => DupAckThreshold::Fixed(n as u32),
             _ => {
                 return Err(SpecError::new(
                     t.field("dupack_threshold"),
-                    format!("{} is not allowed: use an integer >= 1, \"dynamic\" or \"off\"", show(v)),
+                    format!(
+                        "{} is not allowed: use an integer >= 1, \"dynamic\" or \"off\"",
+                        show(v)
+                    ),
                 ))
             }
         },
@@ -790,19 +977,30 @@ fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSp
         ));
     }
     let min_rto_us = t.f64_in("min_rto_us", 200.0, 0.001, 1e9, "must be a positive time in µs")?;
-    let max_rto_us = t.f64_in("max_rto_us", 2_000_000.0, 0.001, 1e10, "must be a positive time in µs")?;
+    let max_rto_us =
+        t.f64_in("max_rto_us", 2_000_000.0, 0.001, 1e10, "must be a positive time in µs")?;
     if max_rto_us < min_rto_us {
-        return Err(SpecError::new(t.field("max_rto_us"), format!("{max_rto_us} is below `transport.min_rto_us` = {min_rto_us}")));
+        return Err(SpecError::new(
+            t.field("max_rto_us"),
+            format!("{max_rto_us} is below `transport.min_rto_us` = {min_rto_us}"),
+        ));
     }
     let buffer_bytes = t.bytes("buffer_bytes", 0)?;
     if buffer_bytes > 0 && buffer_bytes < crate::units::MTU_BYTES as u64 {
-        return Err(SpecError::new(t.field("buffer_bytes"), format!("{buffer_bytes} bytes cannot hold one 1500-byte packet")));
+        return Err(SpecError::new(
+            t.field("buffer_bytes"),
+            format!("{buffer_bytes} bytes cannot hold one 1500-byte packet"),
+        ));
     }
     Ok(TransportSpec {
         protocol,
         initial_window_pkts,
         max_window_pkts,
-        rto: t.choice("rto", RtoMode::Adaptive, &[("adaptive", RtoMode::Adaptive), ("fixed", RtoMode::Fixed)])?,
+        rto: t.choice(
+            "rto",
+            RtoMode::Adaptive,
+            &[("adaptive", RtoMode::Adaptive), ("fixed", RtoMode::Fixed)],
+        )?,
         min_rto_us,
         max_rto_us,
         dupack_threshold,
@@ -847,13 +1045,25 @@ mod tests {
         for (toml, path, needle) in [
             ("[workload]\nload = 1.0", "workload.load", "must be > 0 and < 1"),
             ("[workload]\nload = 0", "workload.load", "must be > 0 and < 1"),
-            ("[workload]\nload = \"high\"", "workload.load", "must be a number, got a string \"high\""),
+            (
+                "[workload]\nload = \"high\"",
+                "workload.load",
+                "must be a number, got a string \"high\"",
+            ),
             ("[topology]\nracks = -3", "topology.racks", "non-negative integer"),
             ("[topology]\nkind = \"fat-tree\"\nk = 5", "topology.k", "must be even"),
             ("[topology]\nbuffer_bytes = 100", "topology.buffer_bytes", "cannot hold"),
-            ("[workload]\nmatrix = \"incast\"\nincast_senders = 144", "workload.incast_senders", "do not fit"),
+            (
+                "[workload]\nmatrix = \"incast\"\nincast_senders = 144",
+                "workload.incast_senders",
+                "do not fit",
+            ),
             ("[transport]\nprotocol = \"dctpc\"", "transport.protocol", "did you mean \"dctcp\""),
-            ("[transport]\ndupack_threshold = \"sometimes\"", "transport.dupack_threshold", "\"dynamic\" or \"off\""),
+            (
+                "[transport]\ndupack_threshold = \"sometimes\"",
+                "transport.dupack_threshold",
+                "\"dynamic\" or \"off\"",
+            ),
         ] {
             let e = err(toml);
             assert_eq!(e.path, path, "{toml}");

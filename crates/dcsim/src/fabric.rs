@@ -8,7 +8,7 @@
 //! time plus the propagation delay.
 
 use crate::packet::{Packet, PacketId, PacketPool};
-use crate::queue::{HopKind, Offer, QueueDiscipline};
+use crate::queue::{HopKind, Offer};
 use crate::topology::{Balancer, Network};
 use dcsim_engine::{Rng, Scheduler, SimTime};
 
@@ -97,7 +97,12 @@ impl Fabric {
     fn scripted_loss(&mut self, id: PacketId) -> bool {
         let p = self.pool.get(id);
         for r in &mut self.losses {
-            if r.count > 0 && r.flow == p.flow && r.seq == p.seq && r.kind == p.kind && r.hop + 1 == p.hops {
+            if r.count > 0
+                && r.flow == p.flow
+                && r.seq == p.seq
+                && r.kind == p.kind
+                && r.hop + 1 == p.hops
+            {
                 r.count -= 1;
                 return true;
             }
@@ -150,7 +155,12 @@ impl Fabric {
         }
         let pt = &mut self.net.ports[port as usize];
         match pt.offer(id, now, &mut self.pool, &mut self.queue_rng) {
-            Offer::TransmitNow => self.transmit(port, id),
+            Offer::Depart { arrive_at } => {
+                let peer = pt.peer;
+                self.sched
+                    .schedule_at(arrive_at, Event::Arrive(peer, id))
+                    .expect("arrivals are in the future");
+            }
             Offer::Queued => self.ensure_wakeup(port),
             Offer::Dropped(victim) => {
                 self.counters.dropped += 1;
@@ -168,28 +178,24 @@ impl Fabric {
         if !pt.wakeup_pending {
             pt.wakeup_pending = true;
             let at = pt.busy_until;
-            self.sched.schedule_at(at, Event::TxDone(port)).expect("busy_until is never in the past");
+            self.sched
+                .schedule_at(at, Event::TxDone(port))
+                .expect("busy_until is never in the past");
         }
     }
 
-    #[inline]
-    fn transmit(&mut self, port: u32, id: PacketId) {
-        let now = self.sched.now();
-        let cut = self.net.cut_through;
-        let pt = &mut self.net.ports[port as usize];
-        let arrive = pt.start_transmission(id, now, &self.pool, cut);
-        let peer = pt.peer;
-        self.sched.schedule_at(arrive, Event::Arrive(peer, id)).expect("arrivals are in the future");
-    }
-
-    /// Port `port` finished a packet: start the next one.
+    /// Port `port` (an event-driven discipline) finished a packet: start the next one.
     #[inline]
     pub fn on_tx_done(&mut self, port: u32) {
+        let now = self.sched.now();
         let pt = &mut self.net.ports[port as usize];
         pt.wakeup_pending = false;
-        if let Some(id) = pt.queue.dequeue(&self.pool) {
-            self.transmit(port, id);
-            if self.net.ports[port as usize].queue.len_packets() > 0 {
+        if let Some((id, arrive_at)) = pt.next_departure(now, &self.pool) {
+            let (peer, backlog) = (pt.peer, pt.has_backlog());
+            self.sched
+                .schedule_at(arrive_at, Event::Arrive(peer, id))
+                .expect("arrivals are in the future");
+            if backlog {
                 self.ensure_wakeup(port);
             }
         }
@@ -205,14 +211,19 @@ impl Fabric {
         self.offer(port, id);
     }
 
-    /// Packets waiting in queues.
+    /// Packets held by event-driven queues (timeline FIFOs hold none: theirs are already
+    /// scheduled to arrive at the next node).
     pub fn packets_queued(&self) -> u64 {
-        self.net.ports.iter().map(|p| p.queue.len_packets() as u64).sum()
+        self.net.ports.iter().map(|p| p.queue.held_packets() as u64).sum()
     }
 
     /// Drops (or marks) summed per hop kind.
-    pub fn per_hop(&self, f: impl Fn(&crate::queue::PortStats) -> u64) -> std::collections::BTreeMap<String, u64> {
-        let mut m: std::collections::BTreeMap<String, u64> = HopKind::ALL.iter().map(|h| (h.name().to_string(), 0)).collect();
+    pub fn per_hop(
+        &self,
+        f: impl Fn(&crate::queue::PortStats) -> u64,
+    ) -> std::collections::BTreeMap<String, u64> {
+        let mut m: std::collections::BTreeMap<String, u64> =
+            HopKind::ALL.iter().map(|h| (h.name().to_string(), 0)).collect();
         for p in &self.net.ports {
             *m.get_mut(p.hop.name()).expect("all kinds present") += f(&p.stats);
         }

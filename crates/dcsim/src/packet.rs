@@ -81,7 +81,12 @@ pub struct PacketPool {
 impl PacketPool {
     /// An empty pool.
     pub fn new() -> Self {
-        PacketPool { slots: Vec::with_capacity(4096), free: Vec::with_capacity(4096), live: 0, peak: 0 }
+        PacketPool {
+            slots: Vec::with_capacity(4096),
+            free: Vec::with_capacity(4096),
+            live: 0,
+            peak: 0,
+        }
     }
 
     /// Stores `p` and returns its id. Amortised O(1); allocates only when the pool grows past

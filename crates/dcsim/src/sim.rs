@@ -5,7 +5,7 @@ use crate::config::{Protocol, Spec};
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric};
 use crate::metrics::{ideal_fct, summarize, FlowRecords, Hop, RunCounters, Summary};
-use crate::queue::{AnyQueue, DropTail, EcnMarking};
+use crate::queue::{AnyQueue, DropTail, EcnMarking, Fifo, PortQueue};
 use crate::topology::{Network, NodeKind, PortInfo};
 use crate::transport::window::{Completion, WindowParams, WindowTransport};
 use crate::transport::{AnyCc, Dctcp, Reno};
@@ -58,10 +58,20 @@ impl Simulation {
         let workload = Generator::new(&spec)?;
         let buffer = spec.transport.port_buffer(&spec.topology);
         let marking = match spec.transport.protocol {
-            Protocol::Dctcp => EcnMarking::Instantaneous { threshold_bytes: spec.dctcp.marking_threshold_bytes },
+            Protocol::Dctcp => {
+                EcnMarking::Instantaneous { threshold_bytes: spec.dctcp.marking_threshold_bytes }
+            }
             Protocol::Tcp => EcnMarking::Off,
         };
-        let factory = move |_info: PortInfo| (AnyQueue::DropTail(DropTail::new(buffer)), marking);
+        let timeline = spec.engine.fifo_timeline;
+        let factory = move |_info: PortInfo| {
+            let queue = if timeline {
+                PortQueue::Timeline(DropTail::new(buffer))
+            } else {
+                PortQueue::Scheduled(AnyQueue::Fifo(Fifo::new(buffer)))
+            };
+            (queue, marking)
+        };
         let net = Network::build(&spec.topology, &factory);
         let fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
         let t = &spec.transport;
@@ -77,8 +87,11 @@ impl Simulation {
             Protocol::Tcp => AnyCc::Reno(Reno),
             Protocol::Dctcp => AnyCc::Dctcp(Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha)),
         };
-        let stop_at =
-            if spec.workload.duration_ms > 0.0 { SimTime::from_secs_f64(spec.workload.duration_ms / 1e3) } else { SimTime::MAX };
+        let stop_at = if spec.workload.duration_ms > 0.0 {
+            SimTime::from_secs_f64(spec.workload.duration_ms / 1e3)
+        } else {
+            SimTime::MAX
+        };
         Ok(Simulation {
             transport: WindowTransport::new(params, cc),
             fab,
@@ -118,7 +131,7 @@ impl Simulation {
                     .iter()
                     .map(|&p| {
                         let pt = &net.ports[p as usize];
-                        Hop { rate: pt.rate, delay: pt.delay, header_lead: net.cut_through && !pt.peer_is_host }
+                        Hop { rate: pt.rate, delay: pt.delay, header_lead: pt.cut_through }
                     })
                     .collect()
             };
@@ -162,7 +175,10 @@ impl Simulation {
 
     /// Runs to the end. `progress` is called about five times a second of wall time; return
     /// `false` from it to interrupt the run.
-    pub fn run(mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<RunOutput, RunError> {
+    pub fn run(
+        mut self,
+        progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<RunOutput, RunError> {
         let wall = Instant::now();
         let n_hosts = self.fab.net.n_hosts();
         let total = self.workload.total();
@@ -172,16 +188,15 @@ impl Simulation {
             if self.next.is_none() && self.completed == self.records.len() as u64 {
                 break;
             }
-            match self.fab.sched.peek_time() {
-                None => break,
-                Some(t) if t > self.stop_at => break,
-                _ => {}
-            }
-            let (_, ev) = self.fab.sched.pop().expect("peeked");
+            let Some((_, ev)) = self.fab.sched.pop_until(self.stop_at) else { break };
             match ev {
                 Event::Arrive(node, pkt) => {
                     if node < n_hosts {
-                        debug_assert_eq!(self.fab.pool.get(pkt).dst, node, "packet delivered to the wrong host");
+                        debug_assert_eq!(
+                            self.fab.pool.get(pkt).dst,
+                            node,
+                            "packet delivered to the wrong host"
+                        );
                         if let Some(c) = self.transport.on_packet(pkt, &mut self.fab) {
                             self.record(c);
                         }
@@ -227,7 +242,8 @@ impl Simulation {
             fct_below_ideal: self.fct_below_ideal,
             conservation_error,
         };
-        let warmup = (self.spec.workload.warmup_fraction * self.records.len() as f64).floor() as usize;
+        let warmup =
+            (self.spec.workload.warmup_fraction * self.records.len() as f64).floor() as usize;
         let summary = summarize(&self.records, warmup, counters);
         Ok(RunOutput { records: self.records, summary })
     }
@@ -236,7 +252,8 @@ impl Simulation {
     /// accounted for.
     fn conservation_error(&self) -> i64 {
         let fab = &self.fab;
-        let on_wire = fab.sched.pending_events().filter(|e| matches!(e, Event::Arrive(..))).count() as u64;
+        let on_wire =
+            fab.sched.pending_events().filter(|e| matches!(e, Event::Arrive(..))).count() as u64;
         let queued = fab.packets_queued();
         let alive = fab.pool.live() as u64;
         let c = fab.counters;

@@ -13,7 +13,9 @@ pub const MTU_BYTES: u32 = MSS_BYTES + HEADER_BYTES;
 pub const CONTROL_BYTES: u32 = HEADER_BYTES;
 
 /// A number of bytes.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct Bytes(pub u64);
 
 impl Bytes {
@@ -28,7 +30,9 @@ impl Bytes {
 }
 
 /// A link rate in bits per second.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 pub struct BitRate(pub u64);
 
 impl BitRate {
@@ -47,6 +51,13 @@ impl BitRate {
     pub fn tx_time(self, bytes: u64) -> SimTime {
         let bits_ps = bytes as u128 * 8 * 1_000_000_000_000u128;
         SimTime(bits_ps.div_ceil(self.0 as u128) as u64)
+    }
+
+    /// Picoseconds per byte when that is a whole number (every rate that divides 8 Tbps:
+    /// 1, 2.5, 10, 25, 40, 100 Gbps, …), so the hot path can multiply instead of divide.
+    pub fn exact_ps_per_byte(self) -> Option<u64> {
+        let num = 8_000_000_000_000u64;
+        (self.0 > 0 && num % self.0 == 0).then(|| num / self.0)
     }
 }
 

@@ -149,10 +149,19 @@ pub fn summarize(records: &FlowRecords, warmup: usize, counters: RunCounters) ->
         bits += size as f64 * 8.0;
     }
     let overall = stats(&all);
-    let bins = BINS.iter().zip(by_bin.iter()).map(|(&(name, _, _), rows)| (name.to_string(), stats(rows))).collect();
+    let bins = BINS
+        .iter()
+        .zip(by_bin.iter())
+        .map(|(&(name, _, _), rows)| (name.to_string(), stats(rows)))
+        .collect();
     let span_s = if last > first { (last - first) as f64 / 1e12 } else { 0.0 };
-    let done: Vec<f64> = requests.values().filter(|r| r.2).map(|r| (r.1 - r.0) as f64 / 1e6).collect();
-    let events_per_sec = if counters.wall_seconds > 0.0 { counters.events as f64 / counters.wall_seconds } else { 0.0 };
+    let done: Vec<f64> =
+        requests.values().filter(|r| r.2).map(|r| (r.1 - r.0) as f64 / 1e6).collect();
+    let events_per_sec = if counters.wall_seconds > 0.0 {
+        counters.events as f64 / counters.wall_seconds
+    } else {
+        0.0
+    };
     Summary {
         flows_total: records.len() as u64,
         flows_completed: completed,
@@ -165,7 +174,11 @@ pub fn summarize(records: &FlowRecords, warmup: usize, counters: RunCounters) ->
         bins,
         throughput_gbps: if span_s > 0.0 { bits / span_s / 1e9 } else { 0.0 },
         events_per_sec,
-        mean_request_completion_us: if done.is_empty() { 0.0 } else { done.iter().sum::<f64>() / done.len() as f64 },
+        mean_request_completion_us: if done.is_empty() {
+            0.0
+        } else {
+            done.iter().sum::<f64>() / done.len() as f64
+        },
         counters,
     }
 }
@@ -182,7 +195,17 @@ mod tests {
         // 100 flows of 50 KB with slowdowns 1..=100; one 20 MB flow with slowdown 2.
         for k in 0..101u64 {
             let size = if k < 100 { 50_000 } else { 20_000_000 };
-            let f = FlowArrival { id: k as u32, label: k, src: 0, dst: 1, size_bytes: size, start: SimTime(0), deadline: SimTime::MAX, tenant: 0, request: NONE };
+            let f = FlowArrival {
+                id: k as u32,
+                label: k,
+                src: 0,
+                dst: 1,
+                size_bytes: size,
+                start: SimTime(0),
+                deadline: SimTime::MAX,
+                tenant: 0,
+                request: NONE,
+            };
             let i = r.push(&f, SimTime::from_us(10));
             let slowdown = if k < 100 { k + 1 } else { 2 };
             r.finish_ps[i] = slowdown * 10_000_000;

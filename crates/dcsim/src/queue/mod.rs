@@ -6,10 +6,17 @@
 //! next, and how much it holds. Adding a discipline (strict priority, pFabric's priority
 //! dropping, shared buffers) means adding a variant to [`AnyQueue`]; the port, the fabric and
 //! the engine do not change.
+//!
+//! FIFO ports take a fast path ([`PortQueue::Timeline`]): a FIFO's departure order is fixed at
+//! enqueue, so the port commits each packet's transmission on arrival and needs no
+//! transmit-complete events. Every other discipline is event-driven
+//! ([`PortQueue::Scheduled`]): the port asks it for the next packet whenever the link frees.
 
 mod droptail;
+mod fifo;
 
 pub use droptail::DropTail;
+pub use fifo::Fifo;
 
 use crate::packet::{ecn, PacketId, PacketPool};
 use crate::units::BitRate;
@@ -59,36 +66,57 @@ pub trait QueueDiscipline {
     fn len_packets(&self) -> usize;
 }
 
-/// Every queue discipline, dispatched by `match` (no virtual call on the packet path).
+/// Every event-driven queue discipline, dispatched by `match` (no virtual call on the packet
+/// path).
 #[derive(Debug)]
 pub enum AnyQueue {
     /// First in, first out with a byte limit.
-    DropTail(DropTail),
+    Fifo(Fifo),
 }
 
 impl QueueDiscipline for AnyQueue {
     #[inline]
     fn enqueue(&mut self, id: PacketId, pool: &PacketPool, rng: &mut Rng) -> Admission {
         match self {
-            AnyQueue::DropTail(q) => q.enqueue(id, pool, rng),
+            AnyQueue::Fifo(q) => q.enqueue(id, pool, rng),
         }
     }
     #[inline]
     fn dequeue(&mut self, pool: &PacketPool) -> Option<PacketId> {
         match self {
-            AnyQueue::DropTail(q) => q.dequeue(pool),
+            AnyQueue::Fifo(q) => q.dequeue(pool),
         }
     }
     #[inline]
     fn len_bytes(&self) -> u64 {
         match self {
-            AnyQueue::DropTail(q) => q.len_bytes(),
+            AnyQueue::Fifo(q) => q.len_bytes(),
         }
     }
     #[inline]
     fn len_packets(&self) -> usize {
         match self {
-            AnyQueue::DropTail(q) => q.len_packets(),
+            AnyQueue::Fifo(q) => q.len_packets(),
+        }
+    }
+}
+
+/// How a port holds its waiting packets.
+#[derive(Debug)]
+pub enum PortQueue {
+    /// FIFO fast path: departures computed at enqueue.
+    Timeline(DropTail),
+    /// An event-driven discipline.
+    Scheduled(AnyQueue),
+}
+
+impl PortQueue {
+    /// Packets whose ids the queue holds (the timeline holds none: its packets are already
+    /// scheduled on the wire).
+    pub fn held_packets(&self) -> usize {
+        match self {
+            PortQueue::Timeline(_) => 0,
+            PortQueue::Scheduled(q) => q.len_packets(),
         }
     }
 }
@@ -163,19 +191,24 @@ pub struct Port {
     pub owner: u32,
     /// The node at the other end of the link.
     pub peer: u32,
-    /// True when `peer` is a host (the last hop serializes fully even under cut-through).
+    /// True when `peer` is a host.
     pub peer_is_host: bool,
+    /// True when the peer starts forwarding once the header is in (cut-through towards a
+    /// switch; the last hop to a host always serializes fully).
+    pub cut_through: bool,
     /// Link rate.
     pub rate: BitRate,
+    /// Serialization time per byte, ps, when exact (0: divide instead).
+    ps_per_byte: u64,
     /// Propagation delay of the link (including any per-host delay).
     pub delay: SimTime,
     /// Position on a path, for per-hop reports.
     pub hop: HopKind,
-    /// The queue discipline.
-    pub queue: AnyQueue,
+    /// The waiting packets.
+    pub queue: PortQueue,
     /// ECN marking rule.
     pub marking: EcnMarking,
-    /// When the packet now on the wire finishes serializing.
+    /// When the last committed packet finishes serializing.
     pub busy_until: SimTime,
     /// True when a transmit-complete event is pending for this port.
     pub wakeup_pending: bool,
@@ -186,9 +219,12 @@ pub struct Port {
 /// The outcome of offering a packet to a port.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Offer {
-    /// The link was idle: transmit this packet now.
-    TransmitNow,
-    /// Queued behind the packet on the wire; a wake-up must be pending at `busy_until`.
+    /// The packet's transmission is committed; it reaches the peer at `arrive_at`.
+    Depart {
+        /// Arrival time at the peer.
+        arrive_at: SimTime,
+    },
+    /// Queued in an event-driven discipline; a wake-up must be pending at `busy_until`.
     Queued,
     /// A packet (maybe the arriving one) was dropped; the caller frees it.
     Dropped(PacketId),
@@ -196,12 +232,25 @@ pub enum Offer {
 
 impl Port {
     /// A port with an empty queue.
-    pub fn new(owner: u32, peer: u32, peer_is_host: bool, rate: BitRate, delay: SimTime, hop: HopKind, queue: AnyQueue, marking: EcnMarking) -> Self {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        owner: u32,
+        peer: u32,
+        peer_is_host: bool,
+        cut_through: bool,
+        rate: BitRate,
+        delay: SimTime,
+        hop: HopKind,
+        queue: PortQueue,
+        marking: EcnMarking,
+    ) -> Self {
         Port {
             owner,
             peer,
             peer_is_host,
+            cut_through: cut_through && !peer_is_host,
             rate,
+            ps_per_byte: rate.exact_ps_per_byte().unwrap_or(0),
             delay,
             hop,
             queue,
@@ -212,67 +261,124 @@ impl Port {
         }
     }
 
-    /// True if nothing is being serialized at `now` and nothing is queued.
+    /// Serialization time of `bytes` on this link.
     #[inline]
-    pub fn is_idle(&self, now: SimTime) -> bool {
-        self.busy_until <= now && self.queue.len_packets() == 0
+    pub fn tx_time(&self, bytes: u64) -> SimTime {
+        if self.ps_per_byte > 0 {
+            SimTime(bytes * self.ps_per_byte)
+        } else {
+            self.rate.tx_time(bytes)
+        }
     }
 
-    /// Offers packet `id` at time `now`: marks it if the marking rule says so, then either
-    /// lets it go straight onto an idle link or hands it to the discipline.
+    /// When a packet of `size` bytes whose transmission starts at `start` reaches the peer:
+    /// after its lead (header under cut-through, whole packet otherwise) and the delay.
     #[inline]
-    pub fn offer(&mut self, id: PacketId, now: SimTime, pool: &mut PacketPool, rng: &mut Rng) -> Offer {
-        let size = pool.get(id).size_bytes as u64;
+    fn arrival(&self, start: SimTime, size: u64) -> SimTime {
+        let lead = if self.cut_through { crate::units::HEADER_BYTES as u64 } else { size };
+        start + self.tx_time(lead) + self.delay
+    }
+
+    /// Bytes waiting now (for the ECN decision).
+    #[inline]
+    fn waiting_bytes(&self) -> u64 {
+        match &self.queue {
+            PortQueue::Timeline(q) => q.len_bytes(),
+            PortQueue::Scheduled(q) => q.len_bytes(),
+        }
+    }
+
+    /// Offers packet `id` at time `now`: marks it if the marking rule says so, then commits
+    /// its transmission, queues it, or drops something.
+    #[inline]
+    pub fn offer(
+        &mut self,
+        id: PacketId,
+        now: SimTime,
+        pool: &mut PacketPool,
+        rng: &mut Rng,
+    ) -> Offer {
+        let size = pool.get(id).size_bytes;
+        if let PortQueue::Timeline(q) = &mut self.queue {
+            q.advance(now);
+        }
         if let EcnMarking::Instantaneous { threshold_bytes } = self.marking {
+            let waiting = self.waiting_bytes();
             let p = pool.get_mut(id);
-            if p.ecn & ecn::ECT != 0 && self.queue.len_bytes() >= threshold_bytes {
+            if p.ecn & ecn::ECT != 0 && waiting >= threshold_bytes {
                 p.ecn |= ecn::CE;
                 self.stats.marked_packets += 1;
-                self.stats.marked_bytes += size;
+                self.stats.marked_bytes += size as u64;
             }
         }
-        if self.is_idle(now) {
-            self.stats.enqueued_packets += 1;
-            self.stats.enqueued_bytes += size;
-            return Offer::TransmitNow;
-        }
-        match self.queue.enqueue(id, pool, rng) {
-            Admission::Accepted => {
-                self.stats.enqueued_packets += 1;
-                self.stats.enqueued_bytes += size;
-                Offer::Queued
-            }
-            Admission::Dropped { victim, reason: _ } => {
-                let vsize = pool.get(victim).size_bytes as u64;
-                if victim != id {
-                    // The arriving packet took the victim's place.
-                    self.stats.enqueued_packets += 1;
-                    self.stats.enqueued_bytes += size;
+        match &mut self.queue {
+            PortQueue::Timeline(q) => {
+                let start = self.busy_until.max(now);
+                if !q.admit(size, start, now) {
+                    self.stats.dropped_packets += 1;
+                    self.stats.dropped_bytes += size as u64;
+                    return Offer::Dropped(id);
                 }
-                self.stats.dropped_packets += 1;
-                self.stats.dropped_bytes += vsize;
-                Offer::Dropped(victim)
+                self.stats.enqueued_packets += 1;
+                self.stats.enqueued_bytes += size as u64;
+                Offer::Depart { arrive_at: self.start_transmission_at(start, size) }
+            }
+            PortQueue::Scheduled(q) if self.busy_until <= now && q.len_packets() == 0 => {
+                self.stats.enqueued_packets += 1;
+                self.stats.enqueued_bytes += size as u64;
+                Offer::Depart { arrive_at: self.start_transmission_at(now, size) }
+            }
+            PortQueue::Scheduled(q) => {
+                match q.enqueue(id, pool, rng) {
+                    Admission::Accepted => {
+                        self.stats.enqueued_packets += 1;
+                        self.stats.enqueued_bytes += size as u64;
+                        Offer::Queued
+                    }
+                    Admission::Dropped { victim, reason: _ } => {
+                        if victim != id {
+                            // The arriving packet took the victim's place.
+                            self.stats.enqueued_packets += 1;
+                            self.stats.enqueued_bytes += size as u64;
+                        }
+                        let vsize = pool.get(victim).size_bytes as u64;
+                        self.stats.dropped_packets += 1;
+                        self.stats.dropped_bytes += vsize;
+                        Offer::Dropped(victim)
+                    }
+                }
             }
         }
     }
 
-    /// Starts serializing packet `id` at `now`; returns when its first `lead_bytes` have left
-    /// the port (the whole packet for store-and-forward) — that plus the delay is when the
-    /// next node sees it.
+    /// Commits a transmission of `size` bytes starting at `start`; returns the arrival time at
+    /// the peer.
     #[inline]
-    pub fn start_transmission(&mut self, id: PacketId, now: SimTime, pool: &PacketPool, cut_through: bool) -> SimTime {
-        let size = pool.get(id).size_bytes as u64;
+    fn start_transmission_at(&mut self, start: SimTime, size: u32) -> SimTime {
         self.stats.dequeued_packets += 1;
-        self.stats.dequeued_bytes += size;
-        let ser = self.rate.tx_time(size);
-        self.busy_until = now + ser;
-        let lead = if cut_through && !self.peer_is_host {
-            // Cut-through (YAPS): the next switch starts on the packet once its header is in.
-            self.rate.tx_time(crate::units::HEADER_BYTES as u64)
-        } else {
-            ser
-        };
-        now + lead + self.delay
+        self.stats.dequeued_bytes += size as u64;
+        self.busy_until = start + self.tx_time(size as u64);
+        self.arrival(start, size as u64)
+    }
+
+    /// Event-driven disciplines: the link is free at `now`; takes the next packet, if any,
+    /// and returns it with its arrival time at the peer.
+    #[inline]
+    pub fn next_departure(
+        &mut self,
+        now: SimTime,
+        pool: &PacketPool,
+    ) -> Option<(PacketId, SimTime)> {
+        let PortQueue::Scheduled(q) = &mut self.queue else { return None };
+        let id = q.dequeue(pool)?;
+        let size = pool.get(id).size_bytes;
+        Some((id, self.start_transmission_at(now, size)))
+    }
+
+    /// True if an event-driven discipline still holds packets.
+    #[inline]
+    pub fn has_backlog(&self) -> bool {
+        matches!(&self.queue, PortQueue::Scheduled(q) if q.len_packets() > 0)
     }
 }
 
@@ -299,49 +405,94 @@ mod tests {
         })
     }
 
-    fn port(limit: u64, marking: EcnMarking) -> Port {
-        Port::new(0, 1, false, BitRate::from_gbps(10.0), SimTime::from_ns(200), HopKind::Core, AnyQueue::DropTail(DropTail::new(limit)), marking)
+    fn port(timeline: bool, limit: u64, marking: EcnMarking) -> Port {
+        let queue = if timeline {
+            PortQueue::Timeline(DropTail::new(limit))
+        } else {
+            PortQueue::Scheduled(AnyQueue::Fifo(Fifo::new(limit)))
+        };
+        Port::new(
+            0,
+            1,
+            false,
+            false,
+            BitRate::from_gbps(10.0),
+            SimTime::from_ns(200),
+            HopKind::Core,
+            queue,
+            marking,
+        )
     }
 
     #[test]
     fn idle_port_transmits_at_once_then_queues() {
         let mut pool = PacketPool::new();
         let mut rng = Rng::new(1);
-        let mut p = port(3000, EcnMarking::Off);
-        let a = pkt(&mut pool, 1500, 0);
-        assert_eq!(p.offer(a, SimTime::ZERO, &mut pool, &mut rng), Offer::TransmitNow);
-        let arrive = p.start_transmission(a, SimTime::ZERO, &pool, false);
-        assert_eq!(arrive, SimTime::from_ns(1400));
-        assert_eq!(p.busy_until, SimTime::from_ns(1200));
-        let b = pkt(&mut pool, 1500, 0);
-        assert_eq!(p.offer(b, SimTime::from_ns(100), &mut pool, &mut rng), Offer::Queued);
+        for timeline in [true, false] {
+            let mut p = port(timeline, 3000, EcnMarking::Off);
+            let a = pkt(&mut pool, 1500, 0);
+            assert_eq!(
+                p.offer(a, SimTime::ZERO, &mut pool, &mut rng),
+                Offer::Depart { arrive_at: SimTime::from_ns(1400) }
+            );
+            assert_eq!(p.busy_until, SimTime::from_ns(1200));
+            let b = pkt(&mut pool, 1500, 0);
+            let offered = p.offer(b, SimTime::from_ns(100), &mut pool, &mut rng);
+            if timeline {
+                // Starts when the link frees at 1200, arrives 1400 later.
+                assert_eq!(offered, Offer::Depart { arrive_at: SimTime::from_ns(2600) });
+            } else {
+                assert_eq!(offered, Offer::Queued);
+                assert!(p.has_backlog());
+                assert_eq!(
+                    p.next_departure(SimTime::from_ns(1200), &pool),
+                    Some((b, SimTime::from_ns(2600)))
+                );
+            }
+        }
         // Cut-through towards a switch: the header (40 B = 32 ns) leads.
+        let mut ct = Port::new(
+            0,
+            1,
+            false,
+            true,
+            BitRate::from_gbps(10.0),
+            SimTime::from_ns(200),
+            HopKind::Core,
+            PortQueue::Timeline(DropTail::new(3000)),
+            EcnMarking::Off,
+        );
         let c = pkt(&mut pool, 1500, 0);
-        let mut q = port(3000, EcnMarking::Off);
-        assert_eq!(q.start_transmission(c, SimTime::ZERO, &pool, true), SimTime::from_ns(232));
+        assert_eq!(
+            ct.offer(c, SimTime::ZERO, &mut pool, &mut rng),
+            Offer::Depart { arrive_at: SimTime::from_ns(232) }
+        );
+        assert_eq!(ct.busy_until, SimTime::from_ns(1200));
     }
 
     #[test]
     fn ecn_marks_exactly_at_threshold() {
         // K = 2 packets: the third packet queued behind two marks, the second does not.
-        let mut pool = PacketPool::new();
-        let mut rng = Rng::new(1);
-        let mut p = port(100_000, EcnMarking::Instantaneous { threshold_bytes: 3000 });
-        let first = pkt(&mut pool, 1500, ecn::ECT);
-        assert_eq!(p.offer(first, SimTime::ZERO, &mut pool, &mut rng), Offer::TransmitNow);
-        p.start_transmission(first, SimTime::ZERO, &pool, false);
-        let mut marked = Vec::new();
-        for _ in 0..4 {
-            let id = pkt(&mut pool, 1500, ecn::ECT);
+        for timeline in [true, false] {
+            let mut pool = PacketPool::new();
+            let mut rng = Rng::new(1);
+            let mut p =
+                port(timeline, 100_000, EcnMarking::Instantaneous { threshold_bytes: 3000 });
+            let first = pkt(&mut pool, 1500, ecn::ECT);
+            p.offer(first, SimTime::ZERO, &mut pool, &mut rng);
+            let mut marked = Vec::new();
+            for _ in 0..4 {
+                let id = pkt(&mut pool, 1500, ecn::ECT);
+                p.offer(id, SimTime::from_ns(10), &mut pool, &mut rng);
+                marked.push(pool.get(id).ecn & ecn::CE != 0);
+            }
+            // Waiting before each arrival: 0, 1500, 3000, 4500 bytes (the packet on the wire
+            // does not count).
+            assert_eq!(marked, vec![false, false, true, true]);
+            assert_eq!(p.stats.marked_packets, 2);
+            let id = pkt(&mut pool, 1500, 0);
             p.offer(id, SimTime::from_ns(10), &mut pool, &mut rng);
-            marked.push(pool.get(id).ecn & ecn::CE != 0);
+            assert_eq!(pool.get(id).ecn & ecn::CE, 0, "a non-ECT packet is never marked");
         }
-        // Queue before each arrival: 0, 1500, 3000, 4500 bytes (the packet on the wire is not queued).
-        assert_eq!(marked, vec![false, false, true, true]);
-        assert_eq!(p.stats.marked_packets, 2);
-        // A non-ECT packet is never marked.
-        let id = pkt(&mut pool, 1500, 0);
-        p.offer(id, SimTime::from_ns(10), &mut pool, &mut rng);
-        assert_eq!(pool.get(id).ecn & ecn::CE, 0);
     }
 }

@@ -13,7 +13,7 @@ mod leaf_spine;
 mod star;
 
 use crate::config::{LoadBalancing, TopologyKind, TopologySpec};
-use crate::queue::{AnyQueue, EcnMarking, HopKind, Port};
+use crate::queue::{EcnMarking, HopKind, Port, PortQueue};
 use crate::units::BitRate;
 use dcsim_engine::{Rng, SimTime};
 
@@ -36,7 +36,7 @@ pub struct PortInfo {
 }
 
 /// Builds each port's queue discipline and marking rule; supplied by the transport.
-pub type QueueFactory<'a> = dyn Fn(PortInfo) -> (AnyQueue, EcnMarking) + 'a;
+pub type QueueFactory<'a> = dyn Fn(PortInfo) -> (PortQueue, EcnMarking) + 'a;
 
 /// A link between two nodes before queues are attached.
 #[derive(Clone, Debug)]
@@ -81,6 +81,7 @@ impl Builder {
         let n_hosts = self.kinds.iter().filter(|k| **k == NodeKind::Host).count() as u32;
         let mut adjacency: Vec<Vec<u32>> = vec![Vec::new(); n_nodes];
         let host_delay = SimTime::from_ns(spec.host_delay_ns);
+        let cut_through = spec.switching == crate::config::Switching::CutThrough;
         // Node ids that have a host neighbour: edge (ToR) switches.
         let mut is_edge = vec![false; n_nodes];
         for l in &self.links {
@@ -108,7 +109,17 @@ impl Builder {
                 let delay = if owner_host || peer_host { l.delay + host_delay } else { l.delay };
                 let (queue, marking) = factory(PortInfo { hop, rate: l.rate });
                 adjacency[owner as usize].push(ports.len() as u32);
-                ports.push(Port::new(owner, peer, peer_host, l.rate, delay, hop, queue, marking));
+                ports.push(Port::new(
+                    owner,
+                    peer,
+                    peer_host,
+                    cut_through,
+                    l.rate,
+                    delay,
+                    hop,
+                    queue,
+                    marking,
+                ));
             }
         }
         let host_nic: Vec<u32> = (0..n_hosts)
@@ -127,7 +138,7 @@ impl Builder {
             n_hosts,
             rack_of_host: self.rack_of_host,
             routes,
-            cut_through: spec.switching == crate::config::Switching::CutThrough,
+            cut_through,
         }
     }
 }
@@ -189,7 +200,8 @@ impl Routes {
     /// Ports of switch `node` that lead one hop closer to host `dst`.
     #[inline]
     pub fn next_hops(&self, node: u32, dst: u32) -> &[u32] {
-        let (start, len) = self.index[(node - self.n_hosts) as usize * self.n_hosts as usize + dst as usize];
+        let (start, len) =
+            self.index[(node - self.n_hosts) as usize * self.n_hosts as usize + dst as usize];
         &self.ports[start as usize..(start + len) as usize]
     }
 }
@@ -309,7 +321,8 @@ impl Balancer {
             LoadBalancing::SprayRandom => self.rng.below(n as u64) as usize,
             LoadBalancing::Ecmp => {
                 // Per-flow hash of (switch, flow): a flow keeps one path (§1.6).
-                let mut x = ((node as u64) << 32 | flow as u64) ^ (self.n_hosts as u64).rotate_left(17);
+                let mut x =
+                    ((node as u64) << 32 | flow as u64) ^ (self.n_hosts as u64).rotate_left(17);
                 x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
                 x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
                 (x ^ (x >> 33)) as usize % n
@@ -327,7 +340,9 @@ mod tests {
 
     fn net(kind: &str, extra: &str) -> Network {
         let spec = Spec::from_toml_str(&format!("[topology]\nkind = \"{kind}\"\n{extra}")).unwrap();
-        Network::build(&spec.topology, &|_| (AnyQueue::DropTail(DropTail::new(100_000)), EcnMarking::Off))
+        Network::build(&spec.topology, &|_| {
+            (PortQueue::Timeline(DropTail::new(100_000)), EcnMarking::Off)
+        })
     }
 
     #[test]
@@ -338,7 +353,10 @@ mod tests {
         // Inter-rack: NIC, ToR uplink, spine, ToR downlink.
         let p = n.path(0, 143);
         let hops: Vec<HopKind> = p.iter().map(|&i| n.ports[i as usize].hop).collect();
-        assert_eq!(hops, vec![HopKind::SourceNic, HopKind::TorUplink, HopKind::Core, HopKind::TorDownlink]);
+        assert_eq!(
+            hops,
+            vec![HopKind::SourceNic, HopKind::TorUplink, HopKind::Core, HopKind::TorDownlink]
+        );
         assert_eq!(n.ports[p[1] as usize].rate, BitRate::from_gbps(40.0));
         // Intra-rack: two hops; four equal-cost uplinks at the ToR for inter-rack traffic.
         assert_eq!(n.path(0, 15).len(), 2);
@@ -381,7 +399,8 @@ mod tests {
         let mut e = Balancer::new(LoadBalancing::Ecmp, 4, 8, Rng::new(1));
         let first = e.pick(5, 77, &choices);
         assert!((0..20).all(|_| e.pick(5, 77, &choices) == first));
-        let spread: std::collections::HashSet<u32> = (0..64).map(|f| e.pick(5, f, &choices)).collect();
+        let spread: std::collections::HashSet<u32> =
+            (0..64).map(|f| e.pick(5, f, &choices)).collect();
         assert_eq!(spread.len(), 4);
     }
 }

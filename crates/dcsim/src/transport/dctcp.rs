@@ -25,7 +25,15 @@ pub struct Dctcp {
 impl Dctcp {
     /// A new flow's state.
     pub fn new(g: f64, initial_alpha: f64) -> Self {
-        Dctcp { g, alpha: initial_alpha, window_end: 0, acked: 0, marked: 0, cut_until: 0, cut_once: false }
+        Dctcp {
+            g,
+            alpha: initial_alpha,
+            window_end: 0,
+            acked: 0,
+            marked: 0,
+            cut_until: 0,
+            cut_once: false,
+        }
     }
 }
 

@@ -205,7 +205,12 @@ impl WindowTransport {
             }
             PacketKind::Ack => {
                 if on_ack(&self.params, p.slot, fl, &p, fab) {
-                    let done = Completion { flow: fl.id, retransmits: fl.retransmits, timeouts: fl.timeouts, packets_sent: fl.packets_sent };
+                    let done = Completion {
+                        flow: fl.id,
+                        retransmits: fl.retransmits,
+                        timeouts: fl.timeouts,
+                        packets_sent: fl.packets_sent,
+                    };
                     fl.active = false;
                     fl.gen = fl.gen.wrapping_add(1); // any pending timer is now stale
                     self.free.push(p.slot);
@@ -293,7 +298,11 @@ fn pump(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
 
 fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
     let last = seq + 1 == fl.n_pkts;
-    let size = if last { (fl.size_bytes - seq as u64 * MSS_BYTES as u64) as u32 + HEADER_BYTES } else { MTU_BYTES };
+    let size = if last {
+        (fl.size_bytes - seq as u64 * MSS_BYTES as u64) as u32 + HEADER_BYTES
+    } else {
+        MTU_BYTES
+    };
     let retransmit = seq < fl.high_tx;
     if retransmit {
         fl.retransmits += 1;
@@ -325,7 +334,9 @@ fn on_data(fl: &mut Flow, p: &Packet, fab: &mut Fabric) {
     let (w, b) = ((seq / 64) as usize, seq % 64);
     if seq >= fl.rcv_nxt && fl.received[w] & (1 << b) == 0 {
         fl.received[w] |= 1 << b;
-        while fl.rcv_nxt < fl.n_pkts && fl.received[(fl.rcv_nxt / 64) as usize] & (1 << (fl.rcv_nxt % 64)) != 0 {
+        while fl.rcv_nxt < fl.n_pkts
+            && fl.received[(fl.rcv_nxt / 64) as usize] & (1 << (fl.rcv_nxt % 64)) != 0
+        {
             fl.rcv_nxt += 1;
         }
     }

@@ -26,12 +26,18 @@ impl Cdf {
             if line.is_empty() {
                 continue;
             }
-            let nums: Result<Vec<f64>, _> = line.split_whitespace().map(str::parse::<f64>).collect();
+            let nums: Result<Vec<f64>, _> =
+                line.split_whitespace().map(str::parse::<f64>).collect();
             let at = format!("{origin}, line {}", i + 1);
             let nums = nums.map_err(|_| format!("{at}: \"{line}\" is not numbers"))?;
             let (size, p) = match nums.as_slice() {
                 [s, p] | [s, _, p] => (*s, *p),
-                _ => return Err(format!("{at}: expected `size cdf` or `size ignored cdf`, got {} columns", nums.len())),
+                _ => {
+                    return Err(format!(
+                        "{at}: expected `size cdf` or `size ignored cdf`, got {} columns",
+                        nums.len()
+                    ))
+                }
             };
             if !(size > 0.0 && size.is_finite()) {
                 return Err(format!("{at}: size {size} must be a positive number of packets"));
@@ -51,7 +57,9 @@ impl Cdf {
         }
         match points.last() {
             None => Err(format!("{origin}: no CDF rows")),
-            Some(&(_, p)) if (p - 1.0).abs() > 1e-9 => Err(format!("{origin}: the CDF ends at {p}, not at 1")),
+            Some(&(_, p)) if (p - 1.0).abs() > 1e-9 => {
+                Err(format!("{origin}: the CDF ends at {p}, not at 1"))
+            }
             _ => Ok(Cdf { points }),
         }
     }
@@ -102,7 +110,9 @@ impl Cdf {
             } else {
                 let lin = (b * b - a * a) / 2.0;
                 let integral = match mode {
-                    SizeSampling::Interpolate => lin + (b - a) - (frac_integral(b) - frac_integral(a)),
+                    SizeSampling::Interpolate => {
+                        lin + (b - a) - (frac_integral(b) - frac_integral(a))
+                    }
                     _ => lin + 0.5 * (b - a) - (frac_integral(b + 0.5) - frac_integral(a + 0.5)),
                 };
                 integral / (b - a)
@@ -151,7 +161,8 @@ impl FlowSizeSampler {
                 FlowSizeSampler::Cdf(Cdf::parse(text, n).map_err(err)?, w.size_sampling)
             }
             FlowSizes::File(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| err(format!("cannot read CDF file {path}: {e}")))?;
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| err(format!("cannot read CDF file {path}: {e}")))?;
                 FlowSizeSampler::Cdf(Cdf::parse(&text, path).map_err(err)?, w.size_sampling)
             }
             FlowSizes::Fixed(b) => FlowSizeSampler::Fixed(*b),
@@ -167,7 +178,9 @@ impl FlowSizeSampler {
     #[inline]
     pub fn sample(&self, rng: &mut Rng) -> u64 {
         match self {
-            FlowSizeSampler::Cdf(cdf, mode) => cdf.sample_pkts(rng.next_f64(), *mode) * MSS_BYTES as u64,
+            FlowSizeSampler::Cdf(cdf, mode) => {
+                cdf.sample_pkts(rng.next_f64(), *mode) * MSS_BYTES as u64
+            }
             FlowSizeSampler::Fixed(b) => *b,
             FlowSizeSampler::Bimodal { small, large, p_small } => {
                 if rng.chance(*p_small) {
@@ -184,7 +197,9 @@ impl FlowSizeSampler {
         match self {
             FlowSizeSampler::Cdf(cdf, mode) => cdf.mean_pkts(*mode) * MSS_BYTES as f64,
             FlowSizeSampler::Fixed(b) => *b as f64,
-            FlowSizeSampler::Bimodal { small, large, p_small } => p_small * *small as f64 + (1.0 - p_small) * *large as f64,
+            FlowSizeSampler::Bimodal { small, large, p_small } => {
+                p_small * *small as f64 + (1.0 - p_small) * *large as f64
+            }
         }
     }
 }
@@ -216,10 +231,12 @@ mod tests {
     #[test]
     fn sampled_mean_matches_the_exact_mean() {
         let ws = websearch();
-        for mode in [SizeSampling::Interpolate, SizeSampling::InterpolateRound, SizeSampling::Step] {
+        for mode in [SizeSampling::Interpolate, SizeSampling::InterpolateRound, SizeSampling::Step]
+        {
             let mut rng = Rng::new(3);
             let n = 400_000;
-            let m: f64 = (0..n).map(|_| ws.sample_pkts(rng.next_f64(), mode) as f64).sum::<f64>() / n as f64;
+            let m: f64 =
+                (0..n).map(|_| ws.sample_pkts(rng.next_f64(), mode) as f64).sum::<f64>() / n as f64;
             let exact = ws.mean_pkts(mode);
             assert!((m - exact).abs() / exact < 0.01, "{mode:?}: sampled {m}, exact {exact}");
         }

@@ -78,13 +78,16 @@ impl Generator {
         let w = &spec.workload;
         let n_hosts = spec.topology.n_hosts();
         let sizes = FlowSizeSampler::from_spec(w)?;
-        let mean = if w.mean_size_bytes > 0 { w.mean_size_bytes as f64 } else { sizes.mean_bytes() };
+        let mean =
+            if w.mean_size_bytes > 0 { w.mean_size_bytes as f64 } else { sizes.mean_bytes() };
         let bps = spec.topology.host_link_gbps * 1e9;
         let mut rng_pair = Rng::stream(spec.seed, 3);
         let (source, mean_gap_s, limit) = match &w.matrix {
-            Matrix::AllToAll => {
-                (Source::Poisson { permutation: None }, 1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)), w.flows)
-            }
+            Matrix::AllToAll => (
+                Source::Poisson { permutation: None },
+                1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)),
+                w.flows,
+            ),
             Matrix::Permutation => {
                 // Sattolo's algorithm: a uniformly random cyclic permutation, so no host is
                 // its own partner and every host receives from exactly one (reference §8.6).
@@ -93,7 +96,11 @@ impl Generator {
                     let j = rng_pair.below(i as u64) as usize;
                     p.swap(i, j);
                 }
-                (Source::Poisson { permutation: Some(p) }, 1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)), w.flows)
+                (
+                    Source::Poisson { permutation: Some(p) },
+                    1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)),
+                    w.flows,
+                )
             }
             Matrix::Incast => {
                 // Each request delivers a whole sampled size to one receiver, so receivers see
@@ -106,7 +113,8 @@ impl Generator {
             }
             Matrix::Trace(path) => {
                 let rows = trace::read_trace(path, n_hosts)?;
-                let limit = if w.flows == 0 { rows.len() as u64 } else { w.flows.min(rows.len() as u64) };
+                let limit =
+                    if w.flows == 0 { rows.len() as u64 } else { w.flows.min(rows.len() as u64) };
                 (Source::Trace { rows, pos: 0 }, 0.0, limit)
             }
         };
@@ -214,7 +222,11 @@ impl Generator {
                     dst: r.dst,
                     size_bytes: r.size_bytes,
                     start,
-                    deadline: if r.deadline_s > 0.0 { start + SimTime::from_secs_f64(r.deadline_s) } else { SimTime::MAX },
+                    deadline: if r.deadline_s > 0.0 {
+                        start + SimTime::from_secs_f64(r.deadline_s)
+                    } else {
+                        SimTime::MAX
+                    },
                     tenant: r.tenant,
                     request: NONE,
                 }
@@ -268,7 +280,9 @@ mod tests {
 
     #[test]
     fn incast_requests_split_bytes_over_distinct_senders() {
-        let mut g = gen("[workload]\nmatrix = \"incast\"\nincast_senders = 5\nflow_sizes = 100000\nflows = 10");
+        let mut g = gen(
+            "[workload]\nmatrix = \"incast\"\nincast_senders = 5\nflow_sizes = 100000\nflows = 10",
+        );
         let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
         assert_eq!(flows.len(), 10);
         for req in flows.chunks(5) {
@@ -277,7 +291,10 @@ mod tests {
             srcs.sort();
             srcs.dedup();
             assert_eq!(srcs.len(), 5);
-            assert!(req.iter().all(|f| f.dst == dst && f.src != dst && f.size_bytes == 20_000 && f.start == req[0].start));
+            assert!(req.iter().all(|f| f.dst == dst
+                && f.src != dst
+                && f.size_bytes == 20_000
+                && f.start == req[0].start));
             assert!(req.iter().all(|f| f.request == req[0].request));
         }
     }

@@ -27,7 +27,8 @@ pub struct TraceRow {
 /// Reads and validates a trace for a topology of `n_hosts` hosts.
 pub fn read_trace(path: &str, n_hosts: u32) -> Result<Vec<TraceRow>, SpecError> {
     let field = "workload.matrix";
-    let text = std::fs::read_to_string(path).map_err(|e| SpecError::new(field, format!("cannot read trace file {path}: {e}")))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| SpecError::new(field, format!("cannot read trace file {path}: {e}")))?;
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -46,12 +47,17 @@ pub fn read_trace(path: &str, n_hosts: u32) -> Result<Vec<TraceRow>, SpecError> 
             )));
         }
         let num = |k: usize, name: &str| -> Result<f64, SpecError> {
-            cols[k].parse::<f64>().map_err(|_| at(format!("{name} \"{}\" is not a number", cols[k])))
+            cols[k]
+                .parse::<f64>()
+                .map_err(|_| at(format!("{name} \"{}\" is not a number", cols[k])))
         };
         let host = |k: usize, name: &str| -> Result<u32, SpecError> {
             let v = num(k, name)?;
             if v < 0.0 || v.fract() != 0.0 || v >= n_hosts as f64 {
-                return Err(at(format!("{name} {v} is out of range: the topology has {n_hosts} hosts (0..{})", n_hosts - 1)));
+                return Err(at(format!(
+                    "{name} {v} is out of range: the topology has {n_hosts} hosts (0..{})",
+                    n_hosts - 1
+                )));
             }
             Ok(v as u32)
         };
@@ -69,7 +75,8 @@ pub fn read_trace(path: &str, n_hosts: u32) -> Result<Vec<TraceRow>, SpecError> 
         if start_s < 0.0 || !start_s.is_finite() {
             return Err(at(format!("start_time_s {start_s} must be >= 0")));
         }
-        let deadline_s = if cols.len() > 5 && !cols[5].is_empty() { num(5, "deadline_s")? } else { 0.0 };
+        let deadline_s =
+            if cols.len() > 5 && !cols[5].is_empty() { num(5, "deadline_s")? } else { 0.0 };
         if deadline_s < 0.0 {
             return Err(at(format!("deadline_s {deadline_s} must be >= 0")));
         }
@@ -82,7 +89,15 @@ pub fn read_trace(path: &str, n_hosts: u32) -> Result<Vec<TraceRow>, SpecError> 
         } else {
             0
         };
-        rows.push(TraceRow { id: id as u64, src, dst, size_bytes: size as u64, start_s, deadline_s, tenant });
+        rows.push(TraceRow {
+            id: id as u64,
+            src,
+            dst,
+            size_bytes: size as u64,
+            start_s,
+            deadline_s,
+            tenant,
+        });
     }
     if rows.is_empty() {
         return Err(SpecError::new(field, format!("{path}: the trace has no flows")));

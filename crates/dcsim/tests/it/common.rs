@@ -30,6 +30,25 @@ pub fn spec_with_trace(toml: &str, rows: &[&str]) -> Spec {
 
 /// Runs `spec` to completion with optional scripted losses and checks the run invariants.
 pub fn run(spec: Spec, losses: &[LossRule]) -> RunOutput {
+    run_mode(spec, losses, None)
+}
+
+/// Like [`run`], and also through the event-driven FIFO port path, which must give exactly
+/// the same flow completion times on these hand-sized scenarios.
+pub fn run_both_port_paths(spec: Spec, losses: &[LossRule]) -> RunOutput {
+    let fast = run_mode(spec.clone(), losses, Some(true));
+    let events = run_mode(spec, losses, Some(false));
+    assert_eq!(
+        fast.records.finish_ps, events.records.finish_ps,
+        "timeline and event-driven ports disagree"
+    );
+    fast
+}
+
+fn run_mode(mut spec: Spec, losses: &[LossRule], timeline: Option<bool>) -> RunOutput {
+    if let Some(t) = timeline {
+        spec.engine.fifo_timeline = t;
+    }
     let mut sim = Simulation::new(spec).unwrap();
     for &l in losses {
         sim = sim.with_loss(l);
@@ -47,7 +66,11 @@ pub fn check_invariants(out: &RunOutput) {
     assert_eq!(s.flows_completed, s.flows_total, "unfinished flows");
     for i in 0..out.records.len() {
         let fct = out.records.fct(i).unwrap().as_ps();
-        assert!(fct >= out.records.ideal_ps[i], "flow {i}: fct {fct} < ideal {}", out.records.ideal_ps[i]);
+        assert!(
+            fct >= out.records.ideal_ps[i],
+            "flow {i}: fct {fct} < ideal {}",
+            out.records.ideal_ps[i]
+        );
     }
 }
 

@@ -84,3 +84,18 @@ fn progress_callback_can_interrupt() {
     assert!(matches!(r, Err(dcsim::RunError::Interrupted(_))));
     assert_eq!(calls, 1);
 }
+
+#[test]
+fn event_driven_fifo_ports_reproduce_the_fast_path() {
+    // Whole runs through the generic port path agree with the FIFO timeline statistically
+    // (exact ties between an arrival and a departure may be ordered differently).
+    let toml = "[topology]\nracks = 3\nhosts_per_rack = 4\nspines = 2\n[workload]\nflows = 600\nload = 0.6\n";
+    let a = run(spec(toml), &[]);
+    let b = run(spec(&format!("{toml}[engine]\nfifo_timeline = false\n")), &[]);
+    let (x, y) = (a.summary.mean_slowdown, b.summary.mean_slowdown);
+    assert!((x - y).abs() / x < 0.05, "timeline {x} vs events {y}");
+    assert!(
+        b.summary.counters.events > a.summary.counters.events,
+        "the event path needs transmit-complete events"
+    );
+}

@@ -7,18 +7,19 @@ use super::common::*;
 use dcsim::fabric::LossRule;
 use dcsim::packet::PacketKind;
 
-const PAIR: &str = "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\ndupack_threshold = 3\n";
+const PAIR: &str =
+    "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\ndupack_threshold = 3\n";
 
 #[test]
 fn one_flow_over_one_link() {
     // 10 packets in the initial window of 12: back to back, so the last arrives at
     // 10 × 1200 + 200 and its ACK returns in 32 + 200.
-    let out = run(spec_with_trace(PAIR, &["0,0,1,14600,0"]), &[]);
+    let out = run_both_port_paths(spec_with_trace(PAIR, &["0,0,1,14600,0"]), &[]);
     assert_eq!(fct_ps(&out, 0), ns(10 * 1200 + 200 + 32 + 200));
     assert_eq!(fct_ps(&out, 0), out.records.ideal_ps[0]);
     // 20 packets (more than the initial window): the ACK clock keeps the NIC busy (slow start
     // adds two packets per ACK), so the FCT is still the ideal 20 × 1200 + 432.
-    let out = run(spec_with_trace(PAIR, &["0,0,1,29200,0"]), &[]);
+    let out = run_both_port_paths(spec_with_trace(PAIR, &["0,0,1,29200,0"]), &[]);
     assert_eq!(fct_ps(&out, 0), ns(20 * 1200 + 432));
     assert_eq!(out.records.retransmits[0], 0);
     assert_eq!(out.records.packets_sent[0], 20);
@@ -36,7 +37,10 @@ fn four_hops(switching: &str) -> String {
 fn one_flow_over_four_hops_store_and_forward() {
     // First packet: 1200 + 300 + 300 + 1200 of serialization and 4 × 200 of propagation;
     // the other 4 follow at the bottleneck's 1200 each. ACK: 32 + 8 + 8 + 32 + 4 × 200.
-    let out = run(spec_with_trace(&four_hops("store-and-forward"), &["0,0,1,7300,0"]), &[]);
+    let out = run_both_port_paths(
+        spec_with_trace(&four_hops("store-and-forward"), &["0,0,1,7300,0"]),
+        &[],
+    );
     let data = 3000 + 4 * 1200 + 800;
     let ack = 80 + 800;
     assert_eq!(fct_ps(&out, 0), ns(data + ack));
@@ -47,7 +51,8 @@ fn one_flow_over_four_hops_cut_through() {
     // Cut-through: each switch forwards once the 40-byte header is in (32 ns at 10 G, 8 at
     // 40 G); the last hop serializes fully. First packet: 232 + 208 + 208 + 1400 = 2048;
     // 4 more at 1200 each; ACK 880. Equals the YAPS oracle 1200·n + 1728 ns.
-    let out = run(spec_with_trace(&four_hops("cut-through"), &["0,0,1,7300,0"]), &[]);
+    let out =
+        run_both_port_paths(spec_with_trace(&four_hops("cut-through"), &["0,0,1,7300,0"]), &[]);
     assert_eq!(fct_ps(&out, 0), ns(2048 + 4 * 1200 + 880));
     assert_eq!(fct_ps(&out, 0), ns(1200 * 5 + 1728));
 }
@@ -66,10 +71,14 @@ fn fast_retransmit_recovers_one_dropped_packet() {
         &["0,0,1,14600,0"],
     );
     let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 1, count: 1 };
-    let out = run(spec, &[loss]);
+    let out = run_both_port_paths(spec, &[loss]);
     assert_eq!(fct_ps(&out, 0), ns(15264));
     assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (1, 0));
-    assert_eq!(out.summary.counters.drops_by_hop.values().sum::<u64>(), 0, "scripted losses are not queue drops");
+    assert_eq!(
+        out.summary.counters.drops_by_hop.values().sum::<u64>(),
+        0,
+        "scripted losses are not queue drops"
+    );
 }
 
 #[test]
@@ -83,7 +92,7 @@ fn retransmission_timeout_recovers_a_lost_tail() {
         &["0,0,1,4380,0"],
     );
     let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 0, count: 1 };
-    let out = run(spec, &[loss]);
+    let out = run_both_port_paths(spec, &[loss]);
     assert_eq!(fct_ps(&out, 0), ns(202_832 + 1632));
     assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (1, 1));
 }
@@ -94,11 +103,14 @@ fn fixed_rto_does_not_back_off() {
     // a fixed RTO (MinTCP) does not.
     let rows = ["0,0,1,4380,0"];
     let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 0, count: 2 };
-    let adaptive = run(
-        spec_with_trace("[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\nmin_rto_us = 100\n", &rows),
+    let adaptive = run_both_port_paths(
+        spec_with_trace(
+            "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\nmin_rto_us = 100\n",
+            &rows,
+        ),
         &[loss],
     );
-    let fixed = run(
+    let fixed = run_both_port_paths(
         spec_with_trace(
             "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\nmin_rto_us = 100\nrto = \"fixed\"\n",
             &rows,
@@ -138,15 +150,24 @@ fn dctcp_keeps_the_queue_short_where_tcp_overflows() {
 #[test]
 fn a_flow_to_itself_is_rejected_and_hosts_are_checked() {
     let path = trace_file(&["0,0,0,1000,0"]);
-    let e = dcsim::Spec::from_toml_str(&format!("[topology]\nkind = \"pair\"\n[workload]\nmatrix = \"{}\"", path.display()))
-        .unwrap_err();
+    let e = dcsim::Spec::from_toml_str(&format!(
+        "[topology]\nkind = \"pair\"\n[workload]\nmatrix = \"{}\"",
+        path.display()
+    ))
+    .unwrap_err();
     assert!(e.message.contains("line 2") && e.message.contains("src and dst"), "{e}");
     let path = trace_file(&["0,0,5,1000,0"]);
-    let e = dcsim::Spec::from_toml_str(&format!("[topology]\nkind = \"pair\"\n[workload]\nmatrix = \"{}\"", path.display()))
-        .unwrap_err();
+    let e = dcsim::Spec::from_toml_str(&format!(
+        "[topology]\nkind = \"pair\"\n[workload]\nmatrix = \"{}\"",
+        path.display()
+    ))
+    .unwrap_err();
     assert!(e.message.contains("dst 5 is out of range"), "{e}");
     let path = trace_file(&["0,0,1,-5,0"]);
-    let e = dcsim::Spec::from_toml_str(&format!("[topology]\nkind = \"pair\"\n[workload]\nmatrix = \"{}\"", path.display()))
-        .unwrap_err();
+    let e = dcsim::Spec::from_toml_str(&format!(
+        "[topology]\nkind = \"pair\"\n[workload]\nmatrix = \"{}\"",
+        path.display()
+    ))
+    .unwrap_err();
     assert!(e.message.contains("size_bytes -5"), "{e}");
 }
