@@ -2,7 +2,7 @@
 //! The user-facing CLI is the Python `dcsim`; this binary exists for profiling without Python
 //! (`perf record target/profiling/dcsim-run examples/quickstart.toml`).
 
-use dcsim::{Simulation, Spec};
+use dcsim::Simulation;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
