@@ -56,6 +56,13 @@ impl<E: Copy> EventQueue<E> {
         Self::with_geometry(DEFAULT_SLOT_BITS, DEFAULT_SLOTS_LOG2)
     }
 
+    /// A queue with default-width slots and enough of them to cover `horizon` (between 2^10
+    /// and 2^18 slots, i.e. 4.2 µs to 1.07 ms).
+    pub fn with_horizon(horizon: SimTime) -> Self {
+        let slots = (horizon.0 >> DEFAULT_SLOT_BITS).max(1).next_power_of_two();
+        Self::with_geometry(DEFAULT_SLOT_BITS, slots.trailing_zeros().clamp(10, 18))
+    }
+
     /// A queue with slots of 2^`slot_bits` ps and 2^`slots_log2` slots (at least 64).
     pub fn with_geometry(slot_bits: u32, slots_log2: u32) -> Self {
         let n = 1usize << slots_log2.max(6);
@@ -254,6 +261,14 @@ impl<E: Copy> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn horizon_sets_the_number_of_slots() {
+        let q: EventQueue<u8> = EventQueue::with_horizon(SimTime::from_us(60));
+        assert_eq!(q.slots.len(), 1 << 14); // 60 µs / 4.1 ns → 14 648 → 2^14
+        let tiny: EventQueue<u8> = EventQueue::with_horizon(SimTime::from_ns(1));
+        assert_eq!(tiny.slots.len(), 1 << 10);
+    }
 
     #[test]
     fn pops_in_time_order_across_the_horizon() {

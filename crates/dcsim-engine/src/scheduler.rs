@@ -47,6 +47,12 @@ impl<E: Copy> Scheduler<E> {
         Scheduler { now: SimTime::ZERO, queue: EventQueue::new(), processed: 0 }
     }
 
+    /// A scheduler whose event queue keeps events up to about `horizon` ahead in its timing
+    /// wheel (O(1)); later events wait in its heap. Size it to cover the common delays.
+    pub fn with_horizon(horizon: SimTime) -> Self {
+        Scheduler { now: SimTime::ZERO, queue: EventQueue::with_horizon(horizon), processed: 0 }
+    }
+
     /// The current simulated time.
     #[inline]
     pub fn now(&self) -> SimTime {

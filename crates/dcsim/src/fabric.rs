@@ -76,8 +76,21 @@ impl Fabric {
     /// A fabric over `net`; `seed` feeds the load balancer and queue tie-break streams.
     pub fn new(net: Network, lb: crate::config::LoadBalancing, seed: u64) -> Self {
         let balancer = Balancer::new(lb, net.n_hosts(), net.n_nodes(), Rng::stream(seed, 10));
+        // Most events are a packet reaching the next node; the latest such event is one that
+        // waits behind a full buffer. Size the event queue's near-future wheel to cover that
+        // (rounded up to a power of two), so almost nothing goes to its far-future heap.
+        let longest_ps = net
+            .ports
+            .iter()
+            .map(|p| {
+                let bits = (p.buffer_hint_bytes() as u128 + crate::units::MTU_BYTES as u128) * 8;
+                (bits * 1_000_000_000_000 / p.rate.0.max(1) as u128 + p.delay.0 as u128)
+                    .min(1 << 40) as u64
+            })
+            .max()
+            .unwrap_or(0);
         Fabric {
-            sched: Scheduler::new(),
+            sched: Scheduler::with_horizon(SimTime(longest_ps)),
             pool: PacketPool::new(),
             net,
             balancer,
@@ -93,8 +106,10 @@ impl Fabric {
     }
 
     /// True if a loss rule claims packet `id` at this hop (and consumes one of its drops).
+    /// Counts the packet's hops (only needed, so only done, when loss rules exist).
     #[cold]
     fn scripted_loss(&mut self, id: PacketId) -> bool {
+        self.pool.get_mut(id).hops += 1;
         let p = self.pool.get(id);
         for r in &mut self.losses {
             if r.count > 0
@@ -147,7 +162,6 @@ impl Fabric {
     #[inline]
     fn offer(&mut self, port: u32, id: PacketId) {
         let now = self.sched.now();
-        self.pool.get_mut(id).hops += 1;
         if !self.losses.is_empty() && self.scripted_loss(id) {
             self.counters.dropped += 1;
             self.pool.free(id);

@@ -57,7 +57,8 @@ pub struct Packet {
     pub class: u8,
     /// True for a data packet that is a retransmission (for statistics).
     pub retransmit: bool,
-    /// Ports this packet has been offered to so far (0 before the source NIC).
+    /// Ports this packet has been offered to so far (0 before the source NIC); counted only
+    /// while scripted losses are active.
     pub hops: u8,
 }
 

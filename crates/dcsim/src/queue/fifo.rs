@@ -23,6 +23,11 @@ impl Fifo {
     pub fn new(limit_bytes: u64) -> Self {
         Fifo { fifo: VecDeque::with_capacity(32), bytes: 0, limit_bytes }
     }
+
+    /// The byte limit.
+    pub fn limit_bytes(&self) -> u64 {
+        self.limit_bytes
+    }
 }
 
 impl QueueDiscipline for Fifo {

@@ -279,6 +279,14 @@ impl Port {
         start + self.tx_time(lead) + self.delay
     }
 
+    /// The byte limit of the queue, if it has one (used to size the event queue's horizon).
+    pub fn buffer_hint_bytes(&self) -> u64 {
+        match &self.queue {
+            PortQueue::Timeline(q) => q.limit_bytes(),
+            PortQueue::Scheduled(AnyQueue::Fifo(q)) => q.limit_bytes(),
+        }
+    }
+
     /// Bytes waiting now (for the ECN decision).
     #[inline]
     fn waiting_bytes(&self) -> u64 {

@@ -13,9 +13,12 @@
 //!   the first unacknowledged packet.
 //! * FCT ends when the sender receives the ACK of the last packet (reference §1.4).
 //!
-//! Timers are lazy: a flow has at most one timer event pending. Moving the deadline later
-//! costs nothing (the early event re-arms itself); moving it earlier bumps the flow slot's
-//! generation, which turns the pending event stale.
+//! Timers are lazy, with at most one event pending per flow. The event is scheduled at
+//! `min(deadline, now + min_rto)`. Every later deadline is (a later ACK's time) + rto ≥
+//! now + min_rto, so the pending event is never after the true deadline: a deadline that
+//! moves (earlier or later) never needs a new event. An event that fires before the deadline
+//! re-arms itself the same way; one that fires at the deadline is the timeout — exactly when
+//! a timer reset on every ACK would fire.
 
 use super::{AnyCc, CongestionControl, Window};
 use crate::config::{DupAckThreshold, RtoMode};
@@ -60,7 +63,7 @@ pub struct Completion {
 struct Flow {
     id: u32,
     active: bool,
-    /// Bumped whenever a pending timer event must be ignored.
+    /// Bumped when the slot is freed or reused, so events of an earlier flow are ignored.
     gen: u32,
     src: u32,
     dst: u32,
@@ -236,7 +239,7 @@ impl WindowTransport {
             return; // nothing outstanding
         }
         if now < fl.rto_deadline {
-            arm_timer(slot, fl, fab);
+            arm_timer(params, slot, fl, fab);
             return;
         }
         // RFC 6298 §5.5-5.7 / MinTCP: back off (adaptive only), shrink the window, go back N.
@@ -267,17 +270,15 @@ fn rto(params: &WindowParams, fl: &Flow) -> SimTime {
     }
 }
 
-/// Makes sure a timer event is pending no later than `rto_deadline`.
+/// Makes sure a timer event is pending, no later than `rto_deadline` (see the module docs).
 #[inline]
-fn arm_timer(slot: u32, fl: &mut Flow, fab: &mut Fabric) {
-    if fl.timer_at <= fl.rto_deadline {
-        return; // an earlier event is pending; it will re-arm itself
-    }
+fn arm_timer(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
     if fl.timer_at != SimTime::MAX {
-        fl.gen = fl.gen.wrapping_add(1); // the later pending event becomes stale
+        return; // the pending event is never after the deadline; it re-arms itself
     }
-    fl.timer_at = fl.rto_deadline;
-    fab.schedule(fl.rto_deadline, Event::Timer(slot, fl.gen));
+    let at = fl.rto_deadline.min(fab.now() + params.min_rto);
+    fl.timer_at = at;
+    fab.schedule(at, Event::Timer(slot, fl.gen));
 }
 
 /// Sends what the window allows.
@@ -292,7 +293,7 @@ fn pump(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
     }
     if sent && fl.timer_at == SimTime::MAX {
         fl.rto_deadline = fab.now() + rto(params, fl);
-        arm_timer(slot, fl, fab);
+        arm_timer(params, slot, fl, fab);
     }
 }
 
@@ -403,7 +404,7 @@ fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut
         }
         fl.rto_deadline = now + rto(params, fl);
         if fl.snd_una < fl.snd_nxt {
-            arm_timer(slot, fl, fab);
+            arm_timer(params, slot, fl, fab);
         }
     } else if ack == fl.snd_una && fl.snd_nxt > fl.snd_una {
         fl.dupacks += 1;
