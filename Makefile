@@ -6,7 +6,7 @@ DEPS     := $(VENV)/.deps-installed
 EXT      := $(VENV)/.dcsim-built
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml workloads/*.txt
 
-.PHONY: all install run test test-rust test-python bench lint clean
+.PHONY: all install run test test-rust test-python bench figures lint clean
 
 all: install
 
@@ -15,7 +15,7 @@ $(PY):
 
 $(DEPS): pyproject.toml | $(PY)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "maturin>=1.5,<2" "numpy>=1.21" "pandas>=1.5" "pyarrow>=10" "matplotlib>=3.5" "pytest>=7" "mypy>=1.8"
+	$(PIP) install -q "maturin>=1.5,<2" "numpy>=1.21" "pandas>=1.5" "pyarrow>=10" "matplotlib>=3.5" "pytest>=7" "mypy>=1.8" "ray>=2.9"
 	touch $@
 
 # Builds the Rust core in release mode (LTO) and installs the package in editable mode.
@@ -40,6 +40,11 @@ test-python: install
 bench: install
 	cargo bench -p dcsim-bench --bench micro -- --warm-up-time 1 --measurement-time 3
 	cargo run --release -q -p dcsim-bench --bin dcsim-e2e
+	$(PY) benchmarks/sweep_efficiency.py
+
+# Every reproduction at quick scale, then docs/figures.md.
+figures: install
+	$(VENV)/bin/dcsim reproduce --all --scale quick
 
 lint:
 	cargo fmt --all -- --check

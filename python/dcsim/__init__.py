@@ -9,6 +9,7 @@ from ._dcsim import __version__, build_profile
 from .api import run
 from .result import Result, format_summary
 from .spec import ResolvedSpec, SpecError, resolve
+from .sweep import load
 
 __all__ = [
     "__version__",
@@ -19,4 +20,5 @@ __all__ = [
     "ResolvedSpec",
     "SpecError",
     "format_summary",
+    "load",
 ]

@@ -3,6 +3,9 @@
     dcsim run SPEC.toml [--set key=value ...] [--out DIR] [--seed N] [--quiet]
     dcsim validate SPEC.toml [--set key=value ...]
     dcsim show SPEC.toml [--set key=value ...]
+    dcsim sweep SPEC.toml [--out DIR] [--jobs N | --ray [ADDRESS]] [--scale NAME] [--fail-fast] [--dry-run]
+    dcsim reproduce NAME|--all|--list [--scale quick|paper] [--jobs N | --ray [ADDRESS]] [--out DIR]
+    dcsim gallery [--results DIR] [--docs DIR] [--scale quick|paper]
 
 A user mistake (bad spec, missing file, bad override) prints ``error: ...`` and exits with
 status 2 before anything runs; never a traceback.
@@ -63,7 +66,100 @@ def build_parser() -> argparse.ArgumentParser:
     _add_spec_args(p)
     p = sub.add_parser("show", help="print the fully resolved spec (every default filled in)")
     _add_spec_args(p)
+
+    p = sub.add_parser("sweep", help="run every combination of a sweep spec's axes (resumable)")
+    _add_spec_args(p)
+    _add_exec_args(p)
+    p.add_argument("--out", default=None, help="sweep directory (default: sweeps/<spec name>)")
+    p.add_argument("--scale", default=None, help="apply the spec's [scales.NAME] overrides")
+    p.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
+    p.add_argument("--dry-run", action="store_true", help="list the runs and exit")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+    p = sub.add_parser("reproduce", help="reproduce a paper figure (figure.png, data.csv, comparison.md)")
+    p.add_argument("name", nargs="?", help="experiment name (see --list)")
+    p.add_argument("--list", action="store_true", help="list the reproductions")
+    p.add_argument("--all", action="store_true", help="reproduce every figure, then rebuild the gallery")
+    p.add_argument("--scale", default="quick", choices=["quick", "paper"], help="quick (minutes, default) or paper (the paper's flow counts)")
+    p.add_argument("--out", default="results", help="results directory (default: results/)")
+    p.add_argument("--docs", default="docs", help="with --all: where the gallery goes (default: docs/)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    _add_exec_args(p)
+
+    p = sub.add_parser("gallery", help="collect reproduced figures into docs/figures.md")
+    p.add_argument("--results", default="results")
+    p.add_argument("--docs", default="docs")
+    p.add_argument("--scale", default="quick", choices=["quick", "paper"])
     return parser
+
+
+def _add_exec_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--jobs", "-j", type=int, default=None, help="local worker processes (default: one per core)")
+    g.add_argument(
+        "--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+        help="run on a Ray cluster (ADDRESS, or a local Ray instance if omitted); needs dcsim[ray]",
+    )
+
+
+def _sweep_cmd(args) -> int:
+    from . import sweep as sweep_mod
+
+    overrides = _overrides(args.sets, args.seed)
+    p = sweep_mod.plan(args.spec, overrides, scale=args.scale)
+    if args.dry_run:
+        for r in p.runs:
+            print(r.hash, " ".join(f"{k}={v}" for k, v in r.params.items()))
+        print(f"{len(p.runs)} runs")
+        return 0
+    out = Path(args.out or Path("sweeps") / Path(args.spec).stem)
+    report = sweep_mod.run_sweep(
+        p, out, jobs=args.jobs, use_ray=args.ray is not None, ray_address=args.ray or None,
+        fail_fast=args.fail_fast, progress=False if args.quiet else None,
+    )
+    retried = f", {len(report.retried)} retried after a worker died" if report.retried else ""
+    print(
+        f"{report.total} runs: {report.skipped} already done, {len(report.completed)} run now, "
+        f"{len(report.failed)} failed{retried}, {report.wall_seconds:.1f} s  ->  {out}/"
+    )
+    by_hash = {r.hash: r for r in p.runs}
+    for h, err in report.failed.items():
+        last = err.strip().splitlines()[-1] if err.strip() else "(no message)"
+        print(f"FAILED {h} {by_hash[h].params}: {last}\n       log: {out / 'failed' / (h + '.txt')}", file=sys.stderr)
+    if report.interrupted:
+        print("interrupted: rerun the same command to resume", file=sys.stderr)
+        return 130
+    return 1 if report.failed else 0
+
+
+def _reproduce_cmd(args) -> int:
+    from . import reproduce as rep
+
+    if args.list:
+        for n in rep.names():
+            print(f"{n:32s} {rep.title(n)}")
+        return 0
+    todo = rep.names() if args.all else [args.name] if args.name else []
+    if not todo:
+        raise SpecError("name an experiment, or use --list or --all", "name")
+    for n in todo:
+        if n not in rep.names():
+            from difflib import get_close_matches
+
+            near = get_close_matches(n, rep.names(), n=1)
+            hint = f"; did you mean `{near[0]}`?" if near else "; see `dcsim reproduce --list`"
+            raise SpecError(f"unknown experiment `{n}`{hint}", "name")
+    for n in todo:
+        print(f"== {n} ({args.scale})", file=sys.stderr)
+        paths = rep.reproduce(
+            n, scale=args.scale, out_root=args.out, jobs=args.jobs, use_ray=args.ray is not None,
+            ray_address=args.ray or None, progress=False if args.quiet else None,
+        )
+        print((paths["comparison"]).read_text())
+        print(f"wrote {paths['figure']}, {paths['data']}, {paths['comparison']}")
+    if args.all:
+        print(f"gallery: {rep.gallery(args.out, args.docs, args.scale)}")
+    return 0
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -71,6 +167,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     from . import api, spec as spec_mod
 
     try:
+        if args.command == "sweep":
+            return _sweep_cmd(args)
+        if args.command == "reproduce":
+            return _reproduce_cmd(args)
+        if args.command == "gallery":
+            from . import reproduce as rep
+
+            print(rep.gallery(args.results, args.docs, args.scale))
+            return 0
         overrides = _overrides(args.sets, args.seed)
         if args.command == "validate":
             spec_mod.resolve(args.spec, overrides)

@@ -1,0 +1,578 @@
+"""Sweeps: a run spec plus a ``[sweep]`` table of axes, expanded into runs and executed in
+parallel — by local worker processes (default) or by Ray (``--ray``) — resumably.
+
+Axes are dotted spec paths whose values are lists or ranges::
+
+    [sweep]
+    "workload.load" = [0.5, 0.6, 0.7, 0.8]
+    "transport.protocol" = ["tcp", "dctcp"]
+    seed = { range = [1, 5] }               # 1, 2, 3, 4, 5 (inclusive)
+    zip = [["workload.load", "workload.flows"]]   # optional: advance these axes together
+    filter = "not (protocol == 'tcp' and load > 0.7)"   # optional: keep runs where true
+
+The cross product of the axes (zipped groups count as one axis) gives the runs. A run's
+identity is a hash of its fully resolved spec and the dcsim version; its results land in
+``<out>/runs/<hash>/`` exactly as ``dcsim run`` writes them, plus ``params.json``. A run
+directory appears only complete (written under ``runs/.staging/`` and renamed into place), so
+a sweep killed at any moment resumes by skipping the runs that exist.
+
+Optional ``[scales.<name>]`` tables hold dotted overrides applied with ``--scale <name>``
+(the reproductions use ``quick`` and ``paper``).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import copy
+import itertools
+import json
+import multiprocessing
+import os
+import shutil
+import sys
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from . import _dcsim
+from .spec import ResolvedSpec, SpecError, SpecLike, load_tree, resolve, set_path
+
+_RESERVED = {"zip", "filter"}
+
+
+@dataclass
+class PlannedRun:
+    """One run of a sweep."""
+
+    hash: str
+    params: Dict[str, Any]
+    spec: ResolvedSpec
+
+
+@dataclass
+class Plan:
+    """The expanded sweep: its axes and its runs (deduplicated by hash)."""
+
+    axes: Dict[str, List[Any]]
+    runs: List[PlannedRun]
+    base_dir: Optional[Path] = None
+
+
+@dataclass
+class Report:
+    """What a sweep did."""
+
+    total: int
+    skipped: int = 0
+    completed: List[str] = field(default_factory=list)
+    failed: Dict[str, str] = field(default_factory=dict)
+    retried: Dict[str, int] = field(default_factory=dict)
+    wall_seconds: float = 0.0
+    interrupted: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and not self.interrupted
+
+
+def _axis_values(name: str, raw: Any) -> List[Any]:
+    if isinstance(raw, list):
+        values = raw
+    elif isinstance(raw, dict) and "range" in raw:
+        extra = set(raw) - {"range", "step"}
+        if extra:
+            raise SpecError(f"sweep axis `{name}`: unknown range option(s) {sorted(extra)}; use range and step", f"sweep.{name}")
+        r = raw["range"]
+        if not (isinstance(r, list) and len(r) == 2 and all(isinstance(x, (int, float)) for x in r)):
+            raise SpecError(f"sweep axis `{name}`: range must be [start, stop], got {r!r}", f"sweep.{name}")
+        start, stop = r
+        step = raw.get("step", 1)
+        if not isinstance(step, (int, float)) or step <= 0:
+            raise SpecError(f"sweep axis `{name}`: step must be a positive number, got {step!r}", f"sweep.{name}")
+        n = int((stop - start) / step + 1e-9) + 1 if stop >= start else 0
+        values = [start + i * step for i in range(n)]
+        if all(isinstance(x, int) for x in (start, stop, step)):
+            values = [int(v) for v in values]
+        else:
+            values = [round(v, 12) for v in values]
+    else:
+        raise SpecError(
+            f"sweep axis `{name}` must be a list of values or {{ range = [start, stop] }}, got {raw!r}",
+            f"sweep.{name}",
+        )
+    if not values:
+        raise SpecError(f"sweep axis `{name}` is empty", f"sweep.{name}")
+    return values
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def plan(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None, scale: Optional[str] = None) -> Plan:
+    """Expands a sweep spec into runs and validates every one before anything runs."""
+    tree, base = load_tree(spec)
+    sweep = tree.pop("sweep", {}) or {}
+    scales = tree.pop("scales", {}) or {}
+    if not isinstance(sweep, dict):
+        raise SpecError("`sweep` must be a table of axes", "sweep")
+    if scale is not None:
+        if scale not in scales:
+            raise SpecError(f"unknown scale `{scale}`; this spec has {sorted(scales) or 'none'}", "scales")
+        for key, value in scales[scale].items():
+            if key in sweep:
+                sweep[key] = value
+            else:
+                set_path(tree, key, value)
+    zips = sweep.get("zip", [])
+    flt = sweep.get("filter")
+    axes = {k: _axis_values(k, v) for k, v in sweep.items() if k not in _RESERVED}
+    for key in overrides or {}:
+        axes.pop(key, None)  # an explicit override pins that axis
+    # Check every axis names a real spec field before expanding (nicer than N errors).
+    default_paths = set(_leaves(resolve({}).tree))
+    for name in axes:
+        if name not in default_paths:
+            suggestion = _suggest(name, default_paths)
+            hint = f"; did you mean `{suggestion}`?" if suggestion else ""
+            raise SpecError(f"sweep axis `{name}` is not a spec field{hint}", f"sweep.{name}")
+    groups: List[List[str]] = []
+    zipped = set()
+    if not isinstance(zips, list) or not all(isinstance(g, list) for g in zips):
+        raise SpecError("`sweep.zip` must be a list of lists of axis names", "sweep.zip")
+    for g in zips:
+        for name in g:
+            if name not in axes:
+                raise SpecError(f"`sweep.zip` names `{name}`, which is not an axis", "sweep.zip")
+        lengths = {name: len(axes[name]) for name in g}
+        if len(set(lengths.values())) > 1:
+            raise SpecError(f"`sweep.zip` axes have different lengths: {lengths}", "sweep.zip")
+        groups.append(list(g))
+        zipped.update(g)
+    for name in axes:
+        if name not in zipped:
+            groups.append([name])
+    runs: List[PlannedRun] = []
+    seen = set()
+    choices = [list(zip(*[axes[n] for n in g])) for g in groups]
+    for combo in itertools.product(*choices):
+        params: Dict[str, Any] = {}
+        for g, values in zip(groups, combo):
+            params.update(dict(zip(g, values)))
+        if flt is not None and not _keep(flt, params):
+            continue
+        run_tree = copy.deepcopy(tree)
+        merged = dict(overrides or {})
+        merged.update(params)
+        try:
+            resolved = resolve(_with_base(run_tree, base), merged)
+        except SpecError as e:
+            raise SpecError(f"run {params}: {e}", e.field) from None
+        h = resolved.hash()
+        if h in seen:
+            continue
+        seen.add(h)
+        runs.append(PlannedRun(h, params, resolved))
+    if not runs:
+        raise SpecError("the sweep expands to no runs (check `sweep.filter`)", "sweep.filter")
+    return Plan(axes, runs, base)
+
+
+def _with_base(tree: Dict[str, Any], base: Optional[Path]) -> Dict[str, Any]:
+    # Relative paths inside a sweep spec resolve against the sweep file.
+    if base is None:
+        return tree
+    wl = tree.get("workload")
+    if isinstance(wl, dict):
+        for key in ("flow_sizes", "matrix"):
+            v = wl.get(key)
+            if isinstance(v, str) and (base / v).exists():
+                wl[key] = str((base / v).resolve())
+    return tree
+
+
+def _leaves(tree: Mapping[str, Any], prefix: str = ""):
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            yield from _leaves(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}"
+
+
+def _suggest(word: str, candidates: Sequence[str]) -> Optional[str]:
+    import difflib
+
+    m = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
+    return m[0] if m else None
+
+
+def _keep(expr: str, params: Mapping[str, Any]) -> bool:
+    names = {_short(k): v for k, v in params.items()}
+    names["p"] = dict(params)
+    try:
+        return bool(eval(expr, {"__builtins__": {}}, names))  # noqa: S307 (user's own spec)
+    except Exception as e:
+        raise SpecError(f"`sweep.filter` {expr!r} failed on {dict(params)}: {e}", "sweep.filter") from None
+
+
+# ---------------------------------------------------------------------------------------
+# Executing runs
+# ---------------------------------------------------------------------------------------
+
+
+def run_dir(out: Path, h: str) -> Path:
+    return out / "runs" / h
+
+
+def is_complete(out: Path, h: str) -> bool:
+    return (run_dir(out, h) / "summary.json").exists()
+
+
+def _publish(staging: Path, final: Path) -> bool:
+    """Moves a finished staging directory into place. False if another process got there
+    first (the run is then complete already and the staging copy is discarded)."""
+    try:
+        os.rename(staging, final)
+        return True
+    except OSError:
+        if (final / "summary.json").exists():
+            shutil.rmtree(staging, ignore_errors=True)
+            return False
+        raise
+
+
+def execute_to_bytes(spec_json: str) -> Tuple[str, bytes, str, str]:
+    """Runs a resolved spec and returns (summary_json, flows_parquet_bytes, spec_toml, log):
+    everything a run directory holds, for executors whose workers cannot write the driver's
+    disk (Ray)."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    from .result import columns_to_arrow, format_summary
+
+    t0 = time.monotonic()
+    summary_json, raw = _dcsim.run_spec(spec_json, None)
+    table = columns_to_arrow(raw)
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    toml_text, _ = _dcsim.resolve_spec(spec_json)
+    log = f"dcsim {_dcsim.__version__} worker pid {os.getpid()}\nwall {time.monotonic() - t0:.3f} s\n\n" + format_summary(
+        json.loads(summary_json)
+    )
+    return summary_json, buf.getvalue(), toml_text, log + "\n"
+
+
+def write_run(out: Path, h: str, params: Mapping[str, Any], summary_json: str, parquet: bytes, spec_toml: str, log: str) -> bool:
+    """Writes one run directory atomically (staging + rename)."""
+    from .result import atomic_write_bytes
+
+    staging = out / "runs" / ".staging" / f"{h}-{uuid.uuid4().hex[:8]}"
+    staging.mkdir(parents=True)
+    atomic_write_bytes(staging / "flows.parquet", parquet)
+    atomic_write_bytes(staging / "spec.toml", spec_toml.encode())
+    atomic_write_bytes(staging / "log.txt", log.encode())
+    atomic_write_bytes(staging / "params.json", (json.dumps(params, sort_keys=True) + "\n").encode())
+    summary = json.loads(summary_json)
+    atomic_write_bytes(staging / "summary.json", (json.dumps(summary, indent=2, sort_keys=True) + "\n").encode())
+    return _publish(staging, run_dir(out, h))
+
+
+def _ignore_sigint() -> None:
+    # Only the driver handles Ctrl-C (it terminates the workers); a worker must not turn it
+    # into a per-run failure.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _local_task(out: str, h: str, params: Dict[str, Any], spec_json: str) -> Tuple[str, Optional[str]]:
+    """Worker-process body: run, write, publish. Returns (hash, error text or None)."""
+    try:
+        if os.environ.get("DCSIM_SWEEP_PIDFILE_DIR"):  # test hook: lets a test find and kill this worker
+            Path(os.environ["DCSIM_SWEEP_PIDFILE_DIR"], f"{h}.pid").write_text(str(os.getpid()))
+        summary_json, parquet, spec_toml, log = execute_to_bytes(spec_json)
+        write_run(Path(out), h, params, summary_json, parquet, spec_toml, log)
+        return h, None
+    except BaseException:  # noqa: BLE001 — isolate every failure to its run
+        return h, traceback.format_exc()
+
+
+class _Progress:
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.enabled = total, enabled
+        self.t0 = time.monotonic()
+        self.done = self.failed = self.running = 0
+        self.durations: List[float] = []
+
+    def draw(self) -> None:
+        if not self.enabled:
+            return
+        finished = self.done + self.failed
+        frac = finished / max(self.total, 1)
+        width = 24
+        bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
+        elapsed = time.monotonic() - self.t0
+        eta = elapsed / finished * (self.total - finished) if finished else float("nan")
+        eta_s = f"{eta:5.0f}s" if eta == eta else "    ?"
+        sys.stderr.write(
+            f"\r[{bar}] {finished}/{self.total} runs  done {self.done}  running {self.running}  "
+            f"failed {self.failed}  elapsed {elapsed:5.0f}s  ETA {eta_s} "
+        )
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+
+
+def _write_manifest(out: Path, p: Plan) -> None:
+    from .result import atomic_write_bytes
+
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "dcsim_version": _dcsim.__version__,
+        "axes": p.axes,
+        "runs": [{"hash": r.hash, "params": r.params} for r in p.runs],
+    }
+    atomic_write_bytes(out / "sweep.json", (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
+
+
+def _record_failure(out: Path, r: PlannedRun, error: str) -> None:
+    from .result import atomic_write_bytes
+
+    d = out / "failed"
+    d.mkdir(parents=True, exist_ok=True)
+    text = f"run {r.hash}\nparams {json.dumps(r.params, sort_keys=True)}\n\n{error}\n"
+    atomic_write_bytes(d / f"{r.hash}.txt", text.encode())
+
+
+def run_sweep(
+    p: Plan,
+    out: os.PathLike,
+    *,
+    jobs: Optional[int] = None,
+    ray_address: Optional[str] = None,
+    use_ray: bool = False,
+    fail_fast: bool = False,
+    progress: Optional[bool] = None,
+    max_attempts: int = 3,
+    on_event: Optional[Callable[[str, str], None]] = None,
+) -> Report:
+    """Runs every run of `p` not already complete in `out`."""
+    out = Path(out)
+    _write_manifest(out, p)
+    staging = out / "runs" / ".staging"
+    if staging.exists():
+        shutil.rmtree(staging, ignore_errors=True)  # leftovers of a killed sweep
+    shutil.rmtree(out / "failed", ignore_errors=True)
+    todo = [r for r in p.runs if not is_complete(out, r.hash)]
+    report = Report(total=len(p.runs), skipped=len(p.runs) - len(todo))
+    bar = _Progress(len(p.runs), sys.stderr.isatty() if progress is None else progress)
+    bar.done = report.skipped
+    t0 = time.monotonic()
+    try:
+        if use_ray:
+            _run_ray(todo, out, ray_address, report, bar, fail_fast, on_event)
+        else:
+            _run_local(todo, out, jobs or os.cpu_count() or 1, report, bar, fail_fast, max_attempts, on_event)
+    except KeyboardInterrupt:
+        report.interrupted = True
+    finally:
+        bar.close()
+        report.wall_seconds = time.monotonic() - t0
+    return report
+
+
+def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) -> None:
+    pending = list(todo)
+    attempts: Dict[str, int] = {}
+    by_hash = {r.hash: r for r in todo}
+    ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    while pending:
+        pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=ctx, initializer=_ignore_sigint)
+        futures: Dict[cf.Future, PlannedRun] = {}
+        broken = False
+        try:
+            for r in pending:
+                attempts[r.hash] = attempts.get(r.hash, 0) + 1
+                futures[pool.submit(_local_task, str(out), r.hash, r.params, r.spec.json)] = r
+            pending = []
+            bar.running = min(jobs, len(futures))
+            bar.draw()
+            not_done = set(futures)
+            while not_done:
+                done, not_done = cf.wait(not_done, timeout=0.5, return_when=cf.FIRST_COMPLETED)
+                for f in done:
+                    r = futures[f]
+                    try:
+                        h, err = f.result()
+                    except cf.process.BrokenProcessPool:
+                        broken = True
+                        continue
+                    if err is None:
+                        report.completed.append(h)
+                        bar.done += 1
+                        if on_event:
+                            on_event("done", h)
+                    else:
+                        report.failed[h] = err
+                        _record_failure(out, r, err)
+                        bar.failed += 1
+                        if on_event:
+                            on_event("failed", h)
+                        if fail_fast:
+                            raise _FailFast()
+                bar.running = min(jobs, len(not_done))
+                bar.draw()
+                if broken:
+                    break
+        except _FailFast:
+            _kill_pool(pool)
+            return
+        except KeyboardInterrupt:
+            _kill_pool(pool)
+            raise
+        finally:
+            if not broken:
+                pool.shutdown(wait=True)
+        if broken:
+            # A worker died (killed, out of memory, crashed): every run of this pool that did
+            # not publish is retried in a fresh pool, up to max_attempts times.
+            _kill_pool(pool)
+            for r in futures.values():
+                if r.hash in report.completed or r.hash in report.failed or is_complete(out, r.hash):
+                    if is_complete(out, r.hash) and r.hash not in report.completed:
+                        report.completed.append(r.hash)
+                        bar.done += 1
+                    continue
+                if attempts[r.hash] >= max_attempts:
+                    err = f"the worker process died {attempts[r.hash]} times running this run"
+                    report.failed[r.hash] = err
+                    _record_failure(out, r, err)
+                    bar.failed += 1
+                else:
+                    report.retried[r.hash] = attempts[r.hash]
+                    pending.append(by_hash[r.hash])
+            if on_event:
+                on_event("pool-restarted", ",".join(x.hash for x in pending))
+
+
+class _FailFast(Exception):
+    pass
+
+
+def _kill_pool(pool: cf.ProcessPoolExecutor) -> None:
+    """Stops a pool now: terminates its workers (a run they had not published is lost and
+    will be rerun) and cancels what was queued."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        proc.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.join(timeout=5)
+
+
+def _run_ray(todo, out, address, report, bar, fail_fast, on_event) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise SpecError("--ray needs Ray: pip install 'dcsim[ray]' (or pip install ray)", "--ray") from None
+    if not ray.is_initialized():
+        ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
+    remote = ray.remote(max_retries=3, retry_exceptions=False)(_ray_task)
+    refs = {remote.remote(r.spec.json, r.hash): r for r in todo}
+    bar.running = min(len(refs), int(ray.available_resources().get("CPU", 1)) or 1)
+    bar.draw()
+    waiting = list(refs)
+    while waiting:
+        ready, waiting = ray.wait(waiting, num_returns=1, timeout=0.5)
+        for ref in ready:
+            r = refs[ref]
+            try:
+                summary_json, parquet, spec_toml, log = ray.get(ref)
+                write_run(out, r.hash, r.params, summary_json, parquet, spec_toml, log)
+                report.completed.append(r.hash)
+                bar.done += 1
+                if on_event:
+                    on_event("done", r.hash)
+            except Exception as e:  # noqa: BLE001 — isolate the failure to its run
+                err = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+                report.failed[r.hash] = err
+                _record_failure(out, r, err)
+                bar.failed += 1
+                if fail_fast:
+                    for other in waiting:
+                        ray.cancel(other, force=True)
+                    return
+        bar.running = min(len(waiting), bar.running)
+        bar.draw()
+
+
+def _ray_task(spec_json: str, h: str):
+    if os.environ.get("DCSIM_SWEEP_PIDFILE_DIR"):  # test hook, as in _local_task
+        Path(os.environ["DCSIM_SWEEP_PIDFILE_DIR"], f"{h}.pid").write_text(str(os.getpid()))
+    return execute_to_bytes(spec_json)
+
+
+# ---------------------------------------------------------------------------------------
+# Loading results
+# ---------------------------------------------------------------------------------------
+
+
+def _flatten(d: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def complete_runs(out: os.PathLike) -> List[Path]:
+    runs = Path(out) / "runs"
+    if not runs.is_dir():
+        return []
+    return sorted(d for d in runs.iterdir() if not d.name.startswith(".") and (d / "summary.json").exists())
+
+
+def load(out: os.PathLike, flows: bool = False):
+    """Results of a sweep (or of any directory of runs).
+
+    ``flows=False``: a pandas DataFrame with one row per complete run: ``run`` (the hash), the
+    swept parameters (their dotted names), and every summary field (nested ones flattened,
+    e.g. ``bins.0-100KB.p99_slowdown``).
+
+    ``flows=True``: a ``pyarrow.dataset.Dataset`` over every run's ``flows.parquet`` with an
+    extra ``run`` column; nothing is read until you ask, e.g.
+    ``load(out, flows=True).to_table(columns=["run", "slowdown"], filter=...)``. Join with
+    ``load(out)`` on ``run`` for the parameters.
+    """
+    import pandas as pd
+
+    dirs = complete_runs(out)
+    if flows:
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+
+        if not dirs:
+            raise FileNotFoundError(f"no complete runs under {out}")
+        return ds.dataset(
+            [str(d / "flows.parquet") for d in dirs],
+            format="parquet",
+            partitioning=ds.DirectoryPartitioning(pa.schema([("run", pa.string())])),
+            partition_base_dir=str(Path(out) / "runs"),
+        )
+    rows = []
+    for d in dirs:
+        row: Dict[str, Any] = {"run": d.name}
+        params_path = d / "params.json"
+        if params_path.exists():
+            row.update(json.loads(params_path.read_text()))
+        row.update(_flatten(json.loads((d / "summary.json").read_text())))
+        rows.append(row)
+    return pd.DataFrame(rows)

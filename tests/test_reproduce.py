@@ -1,0 +1,64 @@
+"""dcsim reproduce and the figure gallery, on a shrunken copy of the foundation experiment
+(the real figure module, fewer flows and loads)."""
+
+import shutil
+
+import pandas as pd
+import pytest
+
+from conftest import ROOT, dcsim_cli
+
+NAME = "foundation-dctcp-vs-tcp"
+
+
+@pytest.fixture
+def experiments(tmp_path, monkeypatch):
+    d = tmp_path / "experiments"
+    src = ROOT / "experiments" / NAME
+    dst = d / NAME
+    shutil.copytree(src, dst)
+    text = (src / "sweep.toml").read_text()
+    text = text.replace('"workload.load" = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]', '"workload.load" = [0.3, 0.8]')
+    text = text.replace('[scales.quick]\n"workload.flows" = 2000', '[scales.quick]\n"workload.flows" = 150')
+    text += '\n[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n'
+    (dst / "sweep.toml").write_text(text)
+    monkeypatch.setenv("DCSIM_EXPERIMENTS", str(d))
+    return d
+
+
+def test_list_shows_every_shipped_reproduction():
+    p = dcsim_cli("reproduce", "--list")
+    assert p.returncode == 0
+    for d in (ROOT / "experiments").iterdir():
+        if (d / "figure.py").exists():
+            assert d.name in p.stdout
+            assert (d / "README.md").exists() and (d / "sweep.toml").exists()
+
+
+def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
+    out = tmp_path / "results"
+    p = dcsim_cli("reproduce", NAME, "--scale", "quick", "--out", out, "--jobs", "2", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    d = out / NAME / "quick"
+    png = (d / "figure.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+    data = pd.read_csv(d / "data.csv")
+    assert set(data.protocol) == {"DCTCP", "TCP"} and sorted(data.load.unique()) == [0.3, 0.8]
+    assert set(data.bin) == {"all", "0-100KB", "100KB-10MB", "10MB+"}
+    comp = (d / "comparison.md").read_text()
+    assert "| metric | published | dcsim | difference | note |" in comp and "66" in comp
+    # A second reproduce reuses every run.
+    again = dcsim_cli("reproduce", NAME, "--out", out, cwd=tmp_path)
+    assert again.returncode == 0
+    # The gallery collects it.
+    docs = tmp_path / "docs"
+    g = dcsim_cli("gallery", "--results", out, "--docs", docs)
+    assert g.returncode == 0, g.stderr
+    md = (docs / "figures.md").read_text()
+    assert f"![{NAME}](figures/{NAME}.png)" in md and "published vs dcsim" in md
+    assert (docs / "figures" / f"{NAME}.png").exists() and (docs / "figures" / f"{NAME}.csv").exists()
+
+
+def test_unknown_experiment_suggests(experiments):
+    p = dcsim_cli("reproduce", "foundation-dctcp-vs-tc")
+    assert p.returncode == 2 and f"did you mean `{NAME}`" in p.stderr
