@@ -12,7 +12,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, Optional, Union
+from typing import Any, Callable, Dict, Optional, Union
 
 import numpy as np
 import pyarrow as pa
@@ -54,33 +54,35 @@ def columns_to_arrow(raw: Dict[str, tuple]) -> pa.Table:
     )
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Writes ``data`` to ``path`` via a temporary file and a rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_parquet(path: Path, table: pa.Table) -> None:
+def _atomic(path: Path, write: Callable[[str], None]) -> None:
+    """Calls `write(tmp)` for a temporary file next to `path`, then renames it to `path`."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
-        pq.write_table(table, tmp, compression="zstd")
+        write(tmp)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` via a temporary file, fsync and a rename."""
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+
+    _atomic(path, write)
+
+
+def atomic_write_parquet(path: Path, table: pa.Table) -> None:
+    """Writes ``table`` as Parquet to ``path`` via a temporary file and a rename."""
+    _atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
 class Result:

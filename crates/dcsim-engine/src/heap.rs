@@ -79,14 +79,7 @@ impl<E: Copy> HeapQueue<E> {
     pub fn insert(&mut self, time: SimTime, event: E) {
         let k = key(time, self.next_seq);
         self.next_seq += 1;
-        if self.hole {
-            self.hole = false;
-            self.sift_down(0, k, event);
-        } else {
-            self.keys.push(k);
-            self.events.push(event);
-            self.sift_up(self.keys.len() - 1, k, event);
-        }
+        self.insert_key(k, event);
     }
 
     /// Inserts with a caller-made key (the wheel keeps one sequence counter for both stores).

@@ -92,6 +92,39 @@ struct Flow {
     packets_sent: u32,
 }
 
+impl Flow {
+    /// An idle flow state (slot generation `gen`, receive bitmap storage `received`).
+    fn fresh(cc: AnyCc, gen: u32, received: Vec<u64>) -> Flow {
+        Flow {
+            id: 0,
+            active: false,
+            gen,
+            src: 0,
+            dst: 0,
+            size_bytes: 0,
+            n_pkts: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_tx: 0,
+            win: Window { cwnd: 0.0, ssthresh: 0.0, max: 0.0 },
+            cc,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            srtt_ps: 0.0,
+            rttvar_ps: 0.0,
+            backoff: 0,
+            rto_deadline: SimTime::ZERO,
+            timer_at: SimTime::MAX,
+            rcv_nxt: 0,
+            received,
+            retransmits: 0,
+            timeouts: 0,
+            packets_sent: 0,
+        }
+    }
+}
+
 /// The flow table and the mechanism.
 #[derive(Debug)]
 pub struct WindowTransport {
@@ -126,68 +159,23 @@ impl WindowTransport {
         let slot = match self.free.pop() {
             Some(s) => s,
             None => {
-                self.flows.push(Flow {
-                    id: 0,
-                    active: false,
-                    gen: 0,
-                    src: 0,
-                    dst: 0,
-                    size_bytes: 0,
-                    n_pkts: 0,
-                    snd_una: 0,
-                    snd_nxt: 0,
-                    high_tx: 0,
-                    win: Window { cwnd: 0.0, ssthresh: 0.0, max: 0.0 },
-                    cc: self.template.clone(),
-                    dupacks: 0,
-                    in_recovery: false,
-                    recover: 0,
-                    srtt_ps: 0.0,
-                    rttvar_ps: 0.0,
-                    backoff: 0,
-                    rto_deadline: SimTime::ZERO,
-                    timer_at: SimTime::MAX,
-                    rcv_nxt: 0,
-                    received: Vec::new(),
-                    retransmits: 0,
-                    timeouts: 0,
-                    packets_sent: 0,
-                });
+                self.flows.push(Flow::fresh(self.template.clone(), 0, Vec::new()));
                 (self.flows.len() - 1) as u32
             }
         };
         let fl = &mut self.flows[slot as usize];
-        let gen = fl.gen.wrapping_add(1);
         let mut received = std::mem::take(&mut fl.received);
         received.clear();
         received.resize(words, 0);
-        *fl = Flow {
-            id: f.id,
-            active: true,
-            gen,
-            src: f.src,
-            dst: f.dst,
-            size_bytes: f.size_bytes,
-            n_pkts,
-            snd_una: 0,
-            snd_nxt: 0,
-            high_tx: 0,
-            win: Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 },
-            cc: self.template.clone(),
-            dupacks: 0,
-            in_recovery: false,
-            recover: 0,
-            srtt_ps: 0.0,
-            rttvar_ps: 0.0,
-            backoff: 0,
-            rto_deadline: SimTime::ZERO,
-            timer_at: SimTime::MAX,
-            rcv_nxt: 0,
-            received,
-            retransmits: 0,
-            timeouts: 0,
-            packets_sent: 0,
-        };
+        let mut new = Flow::fresh(self.template.clone(), fl.gen.wrapping_add(1), received);
+        new.id = f.id;
+        new.active = true;
+        new.src = f.src;
+        new.dst = f.dst;
+        new.size_bytes = f.size_bytes;
+        new.n_pkts = n_pkts;
+        new.win = Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 };
+        *fl = new;
         self.active += 1;
         pump(&self.params, slot, fl, fab);
     }
