@@ -32,7 +32,7 @@ def test_list_shows_every_shipped_reproduction():
     for d in (ROOT / "experiments").iterdir():
         if (d / "figure.py").exists():
             assert d.name in p.stdout
-            assert (d / "README.md").exists() and (d / "sweep.toml").exists()
+            assert (d / "README.md").exists()
 
 
 def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):

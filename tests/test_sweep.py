@@ -200,9 +200,21 @@ def test_resume_after_the_driver_is_killed(tmp_path):
         time.sleep(0.05)
     done_before = len(sweep.complete_runs(out))
     assert 2 <= done_before < len(p.runs), "kill the driver mid-sweep"
+    workers = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    assert workers, "the driver should have worker processes"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    time.sleep(0.5)  # orphaned workers may still publish a run: that must be harmless
+    # The workers must not outlive their driver (they would block forever on its queue).
+    def alive(pid):
+        try:
+            return "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+        except OSError:
+            return False
+
+    deadline = time.time() + 10
+    while any(alive(w) for w in workers):
+        assert time.time() < deadline, f"orphaned workers still alive: {workers}"
+        time.sleep(0.05)
     again = _sweep_cmd(spec, out, "--jobs", "2")
     stdout, stderr = again.communicate(timeout=300)
     assert again.returncode == 0, stderr

@@ -17,6 +17,7 @@ import importlib.util
 import math
 import os
 import shutil
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Dict, List, Optional
@@ -39,13 +40,23 @@ def experiments_dir() -> Path:
 
 def names() -> List[str]:
     d = experiments_dir()
-    return sorted(p.name for p in d.iterdir() if (p / "figure.py").exists() and (p / "sweep.toml").exists())
+    return sorted(p.name for p in d.iterdir() if (p / "figure.py").exists() and not p.name.startswith("_"))
+
+
+def sweep_path(name: str) -> Path:
+    """The experiment's sweep spec: its own ``sweep.toml``, or the one its ``figure.py`` names
+    in ``SWEEP`` (figures drawn from the same runs share one sweep)."""
+    rel = getattr(module(name), "SWEEP", "sweep.toml")
+    return (experiments_dir() / name / rel).resolve()
 
 
 def module(name: str) -> ModuleType:
     path = experiments_dir() / name / "figure.py"
     if not path.exists():
         raise KeyError(name)
+    # Experiments may share helpers kept in experiments/ itself (modules starting with "_").
+    if str(experiments_dir()) not in sys.path:
+        sys.path.insert(0, str(experiments_dir()))
     spec = importlib.util.spec_from_file_location(f"dcsim_experiment_{name.replace('-', '_')}", path)
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
@@ -74,6 +85,17 @@ def comparison_markdown(name: str, rows: List[Dict[str, Any]], scale: str) -> st
     ]
     for r in rows:
         pub, ours = r.get("published"), r.get("ours")
+        if isinstance(pub, (list, tuple)):
+            lo, hi = pub
+            pub = f"{lo:.3g}–{hi:.3g}"
+            if isinstance(ours, (list, tuple)):
+                olo, ohi = ours
+                ours = f"{olo:.3g}–{ohi:.3g}"
+                overlap = olo <= hi and ohi >= lo
+                r = dict(r, note=("overlaps the published range. " if overlap else "does not overlap the published range. ") + r.get("note", ""))
+            elif isinstance(ours, (int, float)):
+                inside = lo <= ours <= hi
+                r = dict(r, note=("inside the published range. " if inside else "outside the published range. ") + r.get("note", ""))
         if isinstance(pub, (int, float)) and isinstance(ours, (int, float)) and pub:
             diff = f"{(ours - pub) / abs(pub) * 100:+.1f} %"
         else:
@@ -94,12 +116,16 @@ def reproduce(
     """Runs experiment `name` at `scale` and writes figure.png, data.csv, comparison.md."""
     mod = module(name)
     out = Path(out_root) / name / scale
-    p = plan(experiments_dir() / name / "sweep.toml", scale=scale)
-    report = run_sweep(p, out / "sweep", jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
+    out.mkdir(parents=True, exist_ok=True)
+    # One run store for every reproduction: a run is identified by its resolved spec, so
+    # figures drawn from the same runs (or overlapping sweeps) never simulate twice.
+    store = Path(out_root) / "_runs"
+    p = plan(sweep_path(name), scale=scale)
+    report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
     if not report.ok:
         failed = "\n".join(f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items())
-        raise RuntimeError(f"{name}: {len(report.failed)} run(s) failed (details in {out / 'sweep' / 'failed'}):\n{failed}")
-    runs = load(out / "sweep")
+        raise RuntimeError(f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}")
+    runs = load(store)
     runs = runs[runs["run"].isin({r.hash for r in p.runs})]
     data = mod.data(runs)
     data.to_csv(out / "data.csv", index=False, float_format="%.6g")

@@ -281,12 +281,24 @@ def write_run(out: Path, h: str, params: Mapping[str, Any], summary_json: str, p
     return _publish(staging, run_dir(out, h))
 
 
-def _ignore_sigint() -> None:
-    # Only the driver handles Ctrl-C (it terminates the workers); a worker must not turn it
-    # into a per-run failure.
+def _worker_init(driver_pid: int) -> None:
+    """Pool-worker set-up. Only the driver handles Ctrl-C (it terminates the workers), so a
+    worker must not turn it into a per-run failure. And a worker must not outlive its driver:
+    if the driver is killed (SIGKILL, machine trouble), an orphaned worker would block forever
+    waiting for work; on Linux the kernel kills it instead (PR_SET_PDEATHSIG)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != driver_pid:  # the driver died before prctl took effect
+        os._exit(1)
 
 
 def _local_task(out: str, h: str, params: Dict[str, Any], spec_json: str) -> Tuple[str, Optional[str]]:
@@ -393,7 +405,7 @@ def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) 
     by_hash = {r.hash: r for r in todo}
     ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     while pending:
-        pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=ctx, initializer=_ignore_sigint)
+        pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),))
         futures: Dict[cf.Future, PlannedRun] = {}
         broken = False
         try:

@@ -80,7 +80,9 @@ fn event_queue(c: &mut Criterion) {
         g.throughput(Throughput::Elements(1));
         g.bench_with_input(BenchmarkId::new("wheel", n), &n, |b, &n| hold(b, EventQueue::new(), n));
         g.bench_with_input(BenchmarkId::new("heap4", n), &n, |b, &n| hold(b, HeapQueue::new(), n));
-        g.bench_with_input(BenchmarkId::new("std_binary_heap", n), &n, |b, &n| hold(b, StdHeap::default(), n));
+        g.bench_with_input(BenchmarkId::new("std_binary_heap", n), &n, |b, &n| {
+            hold(b, StdHeap::default(), n)
+        });
     }
     g.finish();
 }
@@ -150,7 +152,7 @@ fn port_offer_depart(c: &mut Criterion) {
         }
         let mut k = 8;
         b.iter(|| {
-            let out = p.next_departure(SimTime::ZERO, &pool).unwrap();
+            let out = p.next_departure(SimTime::ZERO, &pool, &mut rng).unwrap();
             black_box(out);
             p.busy_until = SimTime::MAX;
             p.offer(ids[k % 16], SimTime::ZERO, &mut pool, &mut rng);

@@ -27,6 +27,8 @@ pub struct Spec {
     pub transport: TransportSpec,
     /// DCTCP settings (used when `transport.protocol = "dctcp"`).
     pub dctcp: DctcpSpec,
+    /// pFabric settings (used when `transport.protocol = "pfabric"`).
+    pub pfabric: PfabricSpec,
     /// Simulator implementation choices that do not change the model.
     pub engine: EngineSpec,
 }
@@ -243,6 +245,62 @@ pub enum Protocol {
     Tcp,
     /// DCTCP over DropTail with ECN marking.
     Dctcp,
+    /// pFabric: priority-dropping switches with MinTCP or LineRate (see `[pfabric]`).
+    Pfabric,
+    /// Ideal: flow-level end-to-end SRPT over the same flows (pFabric HotNets §3).
+    Ideal,
+}
+
+/// pFabric's end-host rate control.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum RateControl {
+    /// MinTCP: initial window 12, no fast retransmit, fixed RTO, window back to 1 and slow start
+    /// after a timeout, probe mode after consecutive timeouts.
+    Mintcp,
+    /// LineRate: no rate control; the window stays at its maximum; fixed-RTO retransmission.
+    Linerate,
+}
+
+/// `[pfabric]` (reference §2, §7.5).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PfabricSpec {
+    /// `mintcp` (default) or `linerate`.
+    pub rate_control: RateControl,
+    /// Per-port buffer, bytes; 0 (default) = `transport.buffer_bytes` or `topology.buffer_bytes`.
+    /// 22500 in HotNets'12, 36000 in the SIGCOMM'13 scripts.
+    pub buffer_bytes: u64,
+    /// Fixed RTO, µs. Default 45 (SIGCOMM'13 scripts); 40 in HotNets'12.
+    pub rto_us: f64,
+    /// Initial window, packets. Default 12.
+    pub initial_window_pkts: u32,
+    /// Largest window, packets; 0 (default) = buffer packets − 1, at least the initial window
+    /// (the scripts' `maxcwnd` rule, reference §2.4).
+    pub max_window_pkts: u32,
+    /// MinTCP enters probe mode after this many consecutive timeouts; 0 = never. Default 5.
+    pub probe_after_timeouts: u32,
+}
+
+impl PfabricSpec {
+    /// The per-port buffer pFabric runs get.
+    pub fn buffer(&self, transport: &TransportSpec, topo: &TopologySpec) -> u64 {
+        if self.buffer_bytes > 0 {
+            self.buffer_bytes
+        } else {
+            transport.port_buffer(topo)
+        }
+    }
+
+    /// The window cap.
+    pub fn max_window(&self, buffer: u64) -> u32 {
+        if self.max_window_pkts > 0 {
+            self.max_window_pkts
+        } else {
+            ((buffer / crate::units::MTU_BYTES as u64) as u32)
+                .saturating_sub(1)
+                .max(self.initial_window_pkts)
+        }
+    }
 }
 
 /// Retransmission timeout behaviour.
@@ -279,7 +337,7 @@ impl Serialize for DupAckThreshold {
 /// `[transport]`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct TransportSpec {
-    /// `dctcp` (default) or `tcp`.
+    /// `dctcp` (default), `tcp`, `pfabric` or `ideal`.
     pub protocol: Protocol,
     /// Initial congestion window, packets. Default 12 (pFabric scripts, reference §7.1).
     pub initial_window_pkts: u32,
@@ -612,7 +670,16 @@ pub fn parse_bytes(s: &str) -> Option<u64> {
     (v.is_finite() && v >= 0.0).then(|| v.round() as u64)
 }
 
-const TOP_KEYS: &[&str] = &["seed", "name", "topology", "workload", "transport", "dctcp", "engine"];
+const TOP_KEYS: &[&str] =
+    &["seed", "name", "topology", "workload", "transport", "dctcp", "pfabric", "engine"];
+const PFABRIC_KEYS: &[&str] = &[
+    "rate_control",
+    "buffer_bytes",
+    "rto_us",
+    "initial_window_pkts",
+    "max_window_pkts",
+    "probe_after_timeouts",
+];
 const ENGINE_KEYS: &[&str] = &["fifo_timeline"];
 const TOPOLOGY_KEYS: &[&str] = &[
     "kind",
@@ -678,9 +745,37 @@ impl Spec {
             marking_threshold_bytes: d.bytes("marking_threshold_bytes", 22_500)?,
             initial_alpha: d.f64_in("initial_alpha", 1.0, 0.0, 1.0, "must be between 0 and 1")?,
         };
+        let pf = Section::new("pfabric", top.raw("pfabric"), PFABRIC_KEYS)?;
+        let pfabric = PfabricSpec {
+            rate_control: pf.choice(
+                "rate_control",
+                RateControl::Mintcp,
+                &[("mintcp", RateControl::Mintcp), ("linerate", RateControl::Linerate)],
+            )?,
+            buffer_bytes: pf.bytes("buffer_bytes", 0)?,
+            rto_us: pf.f64_in("rto_us", 45.0, 0.001, 1e9, "must be a positive time in µs")?,
+            initial_window_pkts: pf.u32_in("initial_window_pkts", 12, 1, 1_000_000)?,
+            max_window_pkts: pf.u32_in("max_window_pkts", 0, 0, 1_000_000)?,
+            probe_after_timeouts: pf.u32_in("probe_after_timeouts", 5, 0, 1_000_000)?,
+        };
+        if pfabric.buffer_bytes > 0 && pfabric.buffer_bytes < crate::units::MTU_BYTES as u64 {
+            return Err(SpecError::new(
+                "pfabric.buffer_bytes",
+                format!("{} bytes cannot hold one 1500-byte packet", pfabric.buffer_bytes),
+            ));
+        }
+        if pfabric.max_window_pkts > 0 && pfabric.max_window_pkts < pfabric.initial_window_pkts {
+            return Err(SpecError::new(
+                "pfabric.max_window_pkts",
+                format!(
+                    "{} is below `pfabric.initial_window_pkts` = {}",
+                    pfabric.max_window_pkts, pfabric.initial_window_pkts
+                ),
+            ));
+        }
         let e = Section::new("engine", top.raw("engine"), ENGINE_KEYS)?;
         let engine = EngineSpec { fifo_timeline: e.bool("fifo_timeline", true)? };
-        let spec = Spec { seed, name, topology, workload, transport, dctcp, engine };
+        let spec = Spec { seed, name, topology, workload, transport, dctcp, pfabric, engine };
         spec.check_files()?;
         Ok(spec)
     }
@@ -944,7 +1039,12 @@ fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSp
     let protocol = t.choice(
         "protocol",
         Protocol::Dctcp,
-        &[("dctcp", Protocol::Dctcp), ("tcp", Protocol::Tcp)],
+        &[
+            ("dctcp", Protocol::Dctcp),
+            ("tcp", Protocol::Tcp),
+            ("pfabric", Protocol::Pfabric),
+            ("ideal", Protocol::Ideal),
+        ],
     )?;
     let dupack_threshold = match t.raw("dupack_threshold") {
         None => match topo.load_balancing {

@@ -179,6 +179,10 @@ impl Fabric {
             Offer::Dropped(victim) => {
                 self.counters.dropped += 1;
                 self.pool.free(victim);
+                while let Some(extra) = self.net.ports[port as usize].take_extra_drop(&self.pool) {
+                    self.counters.dropped += 1;
+                    self.pool.free(extra);
+                }
                 if victim != id {
                     self.ensure_wakeup(port);
                 }
@@ -204,7 +208,7 @@ impl Fabric {
         let now = self.sched.now();
         let pt = &mut self.net.ports[port as usize];
         pt.wakeup_pending = false;
-        if let Some((id, arrive_at)) = pt.next_departure(now, &self.pool) {
+        if let Some((id, arrive_at)) = pt.next_departure(now, &self.pool, &mut self.queue_rng) {
             let (peer, backlog) = (pt.peer, pt.has_backlog());
             self.sched
                 .schedule_at(arrive_at, Event::Arrive(peer, id))

@@ -19,6 +19,7 @@
 //! * [`transport`]: the shared window mechanism and the TCP/DCTCP policies.
 //! * [`workload`]: CDFs, Poisson arrivals, traffic matrices, traces.
 //! * [`metrics`]: ideal FCT, per-flow records, the summary.
+//! * [`ideal`]: the flow-level SRPT reference (pFabric's Ideal).
 //! * [`sim`]: the event loop.
 //!
 //! ## Units
@@ -51,6 +52,7 @@
 pub mod config;
 pub mod error;
 pub mod fabric;
+pub mod ideal;
 pub mod metrics;
 pub mod packet;
 pub mod queue;

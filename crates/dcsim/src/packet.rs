@@ -17,6 +17,8 @@ pub enum PacketKind {
     Data,
     /// A (cumulative) acknowledgement.
     Ack,
+    /// A 1-byte probe (MinTCP's probe mode): the receiver answers with an ACK.
+    Probe,
 }
 
 /// ECN codepoints and the echo flag, as bits.

@@ -1,18 +1,58 @@
 //! A simulation run: builds the fabric, transport and workload from a [`Spec`] and drives
 //! the event loop until every flow has finished (or the time limit).
 
+use crate::config::{DupAckThreshold, RateControl, RtoMode};
 use crate::config::{Protocol, Spec};
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric};
 use crate::metrics::{ideal_fct, summarize, FlowRecords, Hop, RunCounters, Summary};
-use crate::queue::{AnyQueue, DropTail, EcnMarking, Fifo, PortQueue};
+use crate::queue::{AnyQueue, DropTail, EcnMarking, Fifo, PortQueue, PriorityDropQueue};
 use crate::topology::{Network, NodeKind, PortInfo};
 use crate::transport::window::{Completion, WindowParams, WindowTransport};
-use crate::transport::{AnyCc, Dctcp, Reno};
+use crate::transport::{AnyCc, Dctcp, LineRate, MinTcp, Reno};
 use crate::workload::{FlowArrival, Generator};
 use dcsim_engine::SimTime;
 use std::collections::HashMap;
 use std::time::Instant;
+
+/// The window mechanism's settings and the policy for the spec's protocol.
+fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
+    let t = &spec.transport;
+    match t.protocol {
+        Protocol::Pfabric | Protocol::Ideal => {
+            // pFabric (reference §2.4): fixed RTO, no fast retransmit, SACK, probe mode.
+            let p = &spec.pfabric;
+            let max = p.max_window(p.buffer(t, &spec.topology));
+            let rto = SimTime::from_us_f64(p.rto_us);
+            let (initial, cc, probe) = match p.rate_control {
+                RateControl::Mintcp => {
+                    (p.initial_window_pkts, AnyCc::MinTcp(MinTcp), p.probe_after_timeouts)
+                }
+                RateControl::Linerate => (max, AnyCc::LineRate(LineRate), 0),
+            };
+            let mut params =
+                WindowParams::tcp(initial, max, RtoMode::Fixed, rto, rto, DupAckThreshold::Off);
+            params.sack_skip = true;
+            params.probe_after = probe;
+            (params, cc)
+        }
+        Protocol::Tcp | Protocol::Dctcp => {
+            let params = WindowParams::tcp(
+                t.initial_window_pkts,
+                t.max_window_pkts,
+                t.rto,
+                SimTime::from_us_f64(t.min_rto_us),
+                SimTime::from_us_f64(t.max_rto_us),
+                t.dupack_threshold,
+            );
+            let cc = match t.protocol {
+                Protocol::Tcp => AnyCc::Reno(Reno),
+                _ => AnyCc::Dctcp(Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha)),
+            };
+            (params, cc)
+        }
+    }
+}
 
 /// A snapshot for progress reporting.
 #[derive(Debug, Clone, Copy)]
@@ -56,37 +96,33 @@ impl Simulation {
     /// Builds everything `spec` describes. Fails only on spec problems.
     pub fn new(spec: Spec) -> Result<Self, SpecError> {
         let workload = Generator::new(&spec)?;
-        let buffer = spec.transport.port_buffer(&spec.topology);
-        let marking = match spec.transport.protocol {
+        let protocol = spec.transport.protocol;
+        let buffer = match protocol {
+            Protocol::Pfabric | Protocol::Ideal => {
+                spec.pfabric.buffer(&spec.transport, &spec.topology)
+            }
+            _ => spec.transport.port_buffer(&spec.topology),
+        };
+        let marking = match protocol {
             Protocol::Dctcp => {
                 EcnMarking::Instantaneous { threshold_bytes: spec.dctcp.marking_threshold_bytes }
             }
-            Protocol::Tcp => EcnMarking::Off,
+            _ => EcnMarking::Off,
         };
         let timeline = spec.engine.fifo_timeline;
         let factory = move |_info: PortInfo| {
-            let queue = if timeline {
-                PortQueue::Timeline(DropTail::new(buffer))
-            } else {
-                PortQueue::Scheduled(AnyQueue::Fifo(Fifo::new(buffer)))
+            let queue = match protocol {
+                Protocol::Pfabric => {
+                    PortQueue::Scheduled(AnyQueue::PriorityDrop(PriorityDropQueue::new(buffer)))
+                }
+                _ if timeline => PortQueue::Timeline(DropTail::new(buffer)),
+                _ => PortQueue::Scheduled(AnyQueue::Fifo(Fifo::new(buffer))),
             };
             (queue, marking)
         };
         let net = Network::build(&spec.topology, &factory);
         let fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
-        let t = &spec.transport;
-        let params = WindowParams {
-            initial_window: t.initial_window_pkts,
-            max_window: t.max_window_pkts,
-            rto_mode: t.rto,
-            min_rto: SimTime::from_us_f64(t.min_rto_us),
-            max_rto: SimTime::from_us_f64(t.max_rto_us),
-            dupack: t.dupack_threshold,
-        };
-        let cc = match t.protocol {
-            Protocol::Tcp => AnyCc::Reno(Reno),
-            Protocol::Dctcp => AnyCc::Dctcp(Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha)),
-        };
+        let (params, cc) = transport_for(&spec);
         let stop_at = if spec.workload.duration_ms > 0.0 {
             SimTime::from_secs_f64(spec.workload.duration_ms / 1e3)
         } else {
@@ -173,6 +209,54 @@ impl Simulation {
         self.completed += 1;
     }
 
+    /// Ideal (flow-level SRPT) instead of the packet-level loop: every flow of the workload,
+    /// the same flows a packet-level run with this seed sees.
+    fn run_ideal(mut self, wall: Instant) -> RunOutput {
+        let mut flows = Vec::new();
+        while let Some(f) = self.workload.next_flow() {
+            let ideal = self.ideal_fct(f.src, f.dst, f.size_bytes);
+            self.records.push(&f, ideal);
+            flows.push(f);
+        }
+        let rate = self.spec.topology.host_rate();
+        let jobs: Vec<crate::ideal::Job> = flows
+            .iter()
+            .map(|f| crate::ideal::Job {
+                src: f.src,
+                dst: f.dst,
+                start_ps: f.start.as_ps(),
+                work_ps: rate
+                    .tx_time(crate::units::Bytes(f.size_bytes).wire_bytes())
+                    .as_ps()
+                    .max(1),
+            })
+            .collect();
+        let done = crate::ideal::srpt(&jobs, self.fab.net.n_hosts());
+        let r = &mut self.records;
+        for (i, (job, &finish)) in jobs.iter().zip(&done).enumerate() {
+            // Transmission per SRPT, plus the path latency an idle network adds (module docs).
+            let latency = r.ideal_ps[i].saturating_sub(job.work_ps);
+            let fin = finish + latency;
+            if self.stop_at != SimTime::MAX && fin > self.stop_at.as_ps() {
+                continue;
+            }
+            r.finish_ps[i] = fin;
+            self.completed += 1;
+        }
+        let counters = RunCounters {
+            wall_seconds: wall.elapsed().as_secs_f64(),
+            sim_time_us: done.iter().copied().filter(|&d| d != u64::MAX).max().unwrap_or(0) as f64
+                / 1e6,
+            drops_by_hop: self.fab.per_hop(|s| s.dropped_packets),
+            marks_by_hop: self.fab.per_hop(|s| s.marked_packets),
+            ..RunCounters::default()
+        };
+        let warmup =
+            (self.spec.workload.warmup_fraction * self.records.len() as f64).floor() as usize;
+        let summary = summarize(&self.records, warmup, counters);
+        RunOutput { records: self.records, summary }
+    }
+
     /// Runs to the end. `progress` is called about five times a second of wall time; return
     /// `false` from it to interrupt the run.
     pub fn run(
@@ -180,6 +264,9 @@ impl Simulation {
         progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<RunOutput, RunError> {
         let wall = Instant::now();
+        if self.spec.transport.protocol == Protocol::Ideal {
+            return Ok(self.run_ideal(wall));
+        }
         let n_hosts = self.fab.net.n_hosts();
         let total = self.workload.total();
         self.schedule_next_arrival();

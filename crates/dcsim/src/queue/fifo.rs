@@ -42,7 +42,7 @@ impl QueueDiscipline for Fifo {
         Admission::Accepted
     }
     #[inline]
-    fn dequeue(&mut self, pool: &PacketPool) -> Option<PacketId> {
+    fn dequeue(&mut self, pool: &PacketPool, _rng: &mut Rng) -> Option<PacketId> {
         let id = self.fifo.pop_front()?;
         self.bytes -= pool.get(id).size_bytes as u64;
         Some(id)
@@ -77,12 +77,12 @@ mod tests {
         );
         let small = pkt(&mut pool, 40, 0);
         assert!(matches!(q.enqueue(small, &pool, &mut rng), Admission::Dropped { .. }));
-        assert_eq!(q.dequeue(&pool), Some(ids[0]));
+        assert_eq!(q.dequeue(&pool, &mut rng), Some(ids[0]));
         assert_eq!(q.enqueue(small, &pool, &mut rng), Admission::Accepted);
-        assert_eq!(q.dequeue(&pool), Some(ids[1]));
-        assert_eq!(q.dequeue(&pool), Some(ids[2]));
-        assert_eq!(q.dequeue(&pool), Some(small));
-        assert_eq!(q.dequeue(&pool), None);
+        assert_eq!(q.dequeue(&pool, &mut rng), Some(ids[1]));
+        assert_eq!(q.dequeue(&pool, &mut rng), Some(ids[2]));
+        assert_eq!(q.dequeue(&pool, &mut rng), Some(small));
+        assert_eq!(q.dequeue(&pool, &mut rng), None);
         assert_eq!(q.len_bytes(), 0);
     }
 }

@@ -14,9 +14,11 @@
 
 mod droptail;
 mod fifo;
+mod pfabric;
 
 pub use droptail::DropTail;
 pub use fifo::Fifo;
+pub use pfabric::PriorityDropQueue;
 
 use crate::packet::{ecn, PacketId, PacketPool};
 use crate::units::BitRate;
@@ -29,6 +31,8 @@ use serde::Serialize;
 pub enum DropReason {
     /// The queue's byte limit would be exceeded.
     LimitExceeded,
+    /// Evicted as the least urgent packet of a full priority queue.
+    LowestPriority,
 }
 
 /// Why a packet was ECN-marked.
@@ -58,12 +62,17 @@ pub enum Admission {
 pub trait QueueDiscipline {
     /// Offers packet `id`; the discipline queues it or drops something.
     fn enqueue(&mut self, id: PacketId, pool: &PacketPool, rng: &mut Rng) -> Admission;
-    /// Removes and returns the next packet to transmit.
-    fn dequeue(&mut self, pool: &PacketPool) -> Option<PacketId>;
+    /// Removes and returns the next packet to transmit (`rng` for random tie-breaks).
+    fn dequeue(&mut self, pool: &PacketPool, rng: &mut Rng) -> Option<PacketId>;
     /// Bytes held (not counting a packet being serialized).
     fn len_bytes(&self) -> u64;
     /// Packets held.
     fn len_packets(&self) -> usize;
+    /// Further packets evicted by the last `enqueue`, beyond the one it reported (a long
+    /// arrival may push out several short packets). The port drains this after each enqueue.
+    fn take_extra_drop(&mut self) -> Option<PacketId> {
+        None
+    }
 }
 
 /// Every event-driven queue discipline, dispatched by `match` (no virtual call on the packet
@@ -72,32 +81,47 @@ pub trait QueueDiscipline {
 pub enum AnyQueue {
     /// First in, first out with a byte limit.
     Fifo(Fifo),
+    /// pFabric: priority scheduling and priority dropping.
+    PriorityDrop(PriorityDropQueue),
+}
+
+/// Forwards a call to whichever discipline `self` holds.
+macro_rules! each_queue {
+    ($self:expr, $q:ident => $body:expr) => {
+        match $self {
+            AnyQueue::Fifo($q) => $body,
+            AnyQueue::PriorityDrop($q) => $body,
+        }
+    };
 }
 
 impl QueueDiscipline for AnyQueue {
     #[inline]
     fn enqueue(&mut self, id: PacketId, pool: &PacketPool, rng: &mut Rng) -> Admission {
-        match self {
-            AnyQueue::Fifo(q) => q.enqueue(id, pool, rng),
-        }
+        each_queue!(self, q => q.enqueue(id, pool, rng))
     }
     #[inline]
-    fn dequeue(&mut self, pool: &PacketPool) -> Option<PacketId> {
-        match self {
-            AnyQueue::Fifo(q) => q.dequeue(pool),
-        }
+    fn dequeue(&mut self, pool: &PacketPool, rng: &mut Rng) -> Option<PacketId> {
+        each_queue!(self, q => q.dequeue(pool, rng))
     }
     #[inline]
     fn len_bytes(&self) -> u64 {
-        match self {
-            AnyQueue::Fifo(q) => q.len_bytes(),
-        }
+        each_queue!(self, q => q.len_bytes())
     }
     #[inline]
     fn len_packets(&self) -> usize {
-        match self {
-            AnyQueue::Fifo(q) => q.len_packets(),
-        }
+        each_queue!(self, q => q.len_packets())
+    }
+    #[inline]
+    fn take_extra_drop(&mut self) -> Option<PacketId> {
+        each_queue!(self, q => q.take_extra_drop())
+    }
+}
+
+impl AnyQueue {
+    /// The byte limit.
+    pub fn limit_bytes(&self) -> u64 {
+        each_queue!(self, q => q.limit_bytes())
     }
 }
 
@@ -283,7 +307,7 @@ impl Port {
     pub fn buffer_hint_bytes(&self) -> u64 {
         match &self.queue {
             PortQueue::Timeline(q) => q.limit_bytes(),
-            PortQueue::Scheduled(AnyQueue::Fifo(q)) => q.limit_bytes(),
+            PortQueue::Scheduled(q) => q.limit_bytes(),
         }
     }
 
@@ -376,11 +400,23 @@ impl Port {
         &mut self,
         now: SimTime,
         pool: &PacketPool,
+        rng: &mut Rng,
     ) -> Option<(PacketId, SimTime)> {
         let PortQueue::Scheduled(q) = &mut self.queue else { return None };
-        let id = q.dequeue(pool)?;
+        let id = q.dequeue(pool, rng)?;
         let size = pool.get(id).size_bytes;
         Some((id, self.start_transmission_at(now, size)))
+    }
+
+    /// A further packet evicted by the last offer (see [`QueueDiscipline::take_extra_drop`]);
+    /// counted here, freed by the caller.
+    #[inline]
+    pub fn take_extra_drop(&mut self, pool: &PacketPool) -> Option<PacketId> {
+        let PortQueue::Scheduled(q) = &mut self.queue else { return None };
+        let id = q.take_extra_drop()?;
+        self.stats.dropped_packets += 1;
+        self.stats.dropped_bytes += pool.get(id).size_bytes as u64;
+        Some(id)
     }
 
     /// True if an event-driven discipline still holds packets.
@@ -453,7 +489,7 @@ mod tests {
                 assert_eq!(offered, Offer::Queued);
                 assert!(p.has_backlog());
                 assert_eq!(
-                    p.next_departure(SimTime::from_ns(1200), &pool),
+                    p.next_departure(SimTime::from_ns(1200), &pool, &mut rng),
                     Some((b, SimTime::from_ns(2600)))
                 );
             }

@@ -11,10 +11,12 @@
 //! as sibling mechanisms next to [`window`], dispatched by the simulation like this one.
 
 pub mod dctcp;
+pub mod pfabric;
 pub mod tcp;
 pub mod window;
 
 pub use dctcp::Dctcp;
+pub use pfabric::{LineRate, MinTcp};
 pub use tcp::Reno;
 
 /// The congestion window a policy manipulates, in packets.
@@ -79,48 +81,45 @@ pub enum AnyCc {
     Reno(Reno),
     /// DCTCP.
     Dctcp(Dctcp),
+    /// pFabric's MinTCP.
+    MinTcp(MinTcp),
+    /// pFabric's LineRate.
+    LineRate(LineRate),
 }
 
-impl AnyCc {
-    #[inline]
-    fn inner(&mut self) -> &mut dyn CongestionControl {
-        match self {
-            AnyCc::Reno(c) => c,
-            AnyCc::Dctcp(c) => c,
+/// Forwards a call to whichever policy `self` holds (static dispatch).
+macro_rules! each_cc {
+    ($self:expr, $c:ident => $body:expr) => {
+        match $self {
+            AnyCc::Reno($c) => $body,
+            AnyCc::Dctcp($c) => $body,
+            AnyCc::MinTcp($c) => $body,
+            AnyCc::LineRate($c) => $body,
         }
-    }
+    };
 }
 
 impl CongestionControl for AnyCc {
     #[inline]
     fn ecn_capable(&self) -> bool {
-        match self {
-            AnyCc::Reno(c) => c.ecn_capable(),
-            AnyCc::Dctcp(c) => c.ecn_capable(),
-        }
+        each_cc!(self, c => c.ecn_capable())
     }
     #[inline]
     fn on_ack(&mut self, w: &mut Window, acked: u32) {
-        match self {
-            AnyCc::Reno(c) => c.on_ack(w, acked),
-            AnyCc::Dctcp(c) => c.on_ack(w, acked),
-        }
+        each_cc!(self, c => c.on_ack(w, acked))
     }
     #[inline]
     fn on_ack_bookkeeping(&mut self, acked: u32, ece: bool, snd_una: u32, snd_nxt: u32) {
-        match self {
-            AnyCc::Reno(c) => c.on_ack_bookkeeping(acked, ece, snd_una, snd_nxt),
-            AnyCc::Dctcp(c) => c.on_ack_bookkeeping(acked, ece, snd_una, snd_nxt),
-        }
+        each_cc!(self, c => c.on_ack_bookkeeping(acked, ece, snd_una, snd_nxt))
     }
     #[inline]
     fn on_ece(&mut self, w: &mut Window, snd_una: u32, snd_nxt: u32) -> bool {
-        self.inner().on_ece(w, snd_una, snd_nxt)
+        each_cc!(self, c => c.on_ece(w, snd_una, snd_nxt))
     }
     fn on_fast_retransmit(&mut self, w: &mut Window, flight: u32) {
-        self.inner().on_fast_retransmit(w, flight)
+        each_cc!(self, c => c.on_fast_retransmit(w, flight))
     }
     fn on_timeout(&mut self, w: &mut Window) {
-        self.inner().on_timeout(w)
+        each_cc!(self, c => c.on_timeout(w))
     }
 }

@@ -43,6 +43,35 @@ pub struct WindowParams {
     pub max_rto: SimTime,
     /// Fast-retransmit trigger.
     pub dupack: DupAckThreshold,
+    /// Retransmissions skip packets the receiver already holds (SACK, idealised: the sender
+    /// reads the receiver's state, as the pHost authors' simulator does).
+    pub sack_skip: bool,
+    /// Enter probe mode after this many consecutive timeouts (0 = never): send only a
+    /// 1-byte probe per RTO until an ACK arrives (MinTCP, reference §2.4).
+    pub probe_after: u32,
+}
+
+impl WindowParams {
+    /// TCP-style settings with no SACK skipping and no probe mode.
+    pub fn tcp(
+        initial_window: u32,
+        max_window: u32,
+        rto_mode: RtoMode,
+        min_rto: SimTime,
+        max_rto: SimTime,
+        dupack: DupAckThreshold,
+    ) -> Self {
+        WindowParams {
+            initial_window,
+            max_window,
+            rto_mode,
+            min_rto,
+            max_rto,
+            dupack,
+            sack_skip: false,
+            probe_after: 0,
+        }
+    }
 }
 
 /// A flow finished: what the records need.
@@ -83,6 +112,8 @@ struct Flow {
     backoff: u32,
     rto_deadline: SimTime,
     timer_at: SimTime,
+    consecutive_timeouts: u32,
+    probing: bool,
     // receiver
     rcv_nxt: u32,
     received: Vec<u64>,
@@ -116,6 +147,8 @@ impl Flow {
             backoff: 0,
             rto_deadline: SimTime::ZERO,
             timer_at: SimTime::MAX,
+            consecutive_timeouts: 0,
+            probing: false,
             rcv_nxt: 0,
             received,
             retransmits: 0,
@@ -174,7 +207,8 @@ impl WindowTransport {
         new.dst = f.dst;
         new.size_bytes = f.size_bytes;
         new.n_pkts = n_pkts;
-        new.win = Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 };
+        new.win =
+            Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 };
         *fl = new;
         self.active += 1;
         pump(&self.params, slot, fl, fab);
@@ -190,7 +224,7 @@ impl WindowTransport {
             return None; // a straggler of a finished flow
         }
         match p.kind {
-            PacketKind::Data => {
+            PacketKind::Data | PacketKind::Probe => {
                 on_data(fl, &p, fab);
                 None
             }
@@ -232,6 +266,7 @@ impl WindowTransport {
         }
         // RFC 6298 §5.5-5.7 / MinTCP: back off (adaptive only), shrink the window, go back N.
         fl.timeouts += 1;
+        fl.consecutive_timeouts += 1;
         fl.cc.on_timeout(&mut fl.win);
         fl.in_recovery = false;
         fl.dupacks = 0;
@@ -240,6 +275,14 @@ impl WindowTransport {
             fl.backoff = (fl.backoff + 1).min(30);
         }
         fl.rto_deadline = now + rto(params, fl);
+        if params.probe_after > 0 && fl.consecutive_timeouts >= params.probe_after {
+            // MinTCP probe mode: the window is one byte, so only a probe goes out per RTO; the
+            // ACK that answers it ends probe mode and sending resumes from snd_una.
+            fl.probing = true;
+            send_probe(slot, fl, fab);
+            arm_timer(params, slot, fl, fab);
+            return;
+        }
         pump(params, slot, fl, fab);
     }
 }
@@ -269,14 +312,26 @@ fn arm_timer(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) 
     fab.schedule(at, Event::Timer(slot, fl.gen));
 }
 
+#[inline]
+fn received(fl: &Flow, seq: u32) -> bool {
+    fl.received[(seq / 64) as usize] & (1 << (seq % 64)) != 0
+}
+
 /// Sends what the window allows.
 fn pump(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
+    if fl.probing {
+        return;
+    }
     // The window may exceed max_window only while inflated during NewReno recovery.
     let wnd = (fl.win.cwnd.floor() as u32).max(1);
     let mut sent = false;
     while fl.snd_nxt < fl.n_pkts && fl.snd_nxt < fl.snd_una.saturating_add(wnd) {
-        send_data(slot, fl, fl.snd_nxt, fab);
+        let seq = fl.snd_nxt;
         fl.snd_nxt += 1;
+        if params.sack_skip && seq < fl.high_tx && received(fl, seq) {
+            continue; // the receiver has it (SACK)
+        }
+        send_data(slot, fl, seq, fab);
         sent = true;
     }
     if sent && fl.timer_at == SimTime::MAX {
@@ -318,10 +373,30 @@ fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
     fab.inject(fl.src, p);
 }
 
+/// MinTCP's probe: one byte of payload; the receiver answers with its cumulative ACK.
+fn send_probe(slot: u32, fl: &mut Flow, fab: &mut Fabric) {
+    let p = Packet {
+        flow: fl.id,
+        slot,
+        src: fl.src,
+        dst: fl.dst,
+        seq: fl.snd_una,
+        size_bytes: HEADER_BYTES + 1,
+        priority: fl.size_bytes.saturating_sub(fl.snd_una as u64 * MSS_BYTES as u64),
+        timestamp: fab.now(),
+        kind: PacketKind::Probe,
+        ecn: 0,
+        class: 0,
+        retransmit: false,
+        hops: 0,
+    };
+    fab.inject(fl.src, p);
+}
+
 fn on_data(fl: &mut Flow, p: &Packet, fab: &mut Fabric) {
     let seq = p.seq;
     let (w, b) = ((seq / 64) as usize, seq % 64);
-    if seq >= fl.rcv_nxt && fl.received[w] & (1 << b) == 0 {
+    if p.kind == PacketKind::Data && seq >= fl.rcv_nxt && fl.received[w] & (1 << b) == 0 {
         fl.received[w] |= 1 << b;
         while fl.rcv_nxt < fl.n_pkts
             && fl.received[(fl.rcv_nxt / 64) as usize] & (1 << (fl.rcv_nxt % 64)) != 0
@@ -352,6 +427,12 @@ fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut
     let now = fab.now();
     let ack = p.seq;
     let ece = p.ecn & ecn::ECE != 0;
+    // Any ACK ends a run of timeouts and probe mode (reference §2.4).
+    fl.consecutive_timeouts = 0;
+    if fl.probing {
+        fl.probing = false;
+        fl.rto_deadline = now + rto(params, fl);
+    }
     if ack > fl.snd_una {
         let acked = ack - fl.snd_una;
         // RFC 6298 §2: RTT estimation from the echoed timestamp.

@@ -20,11 +20,16 @@ fn invariants_hold_across_configurations() {
         "[topology]\nkind = \"fat-tree\"\nk = 4\nswitching = \"store-and-forward\"\n[workload]\nflows = 300\nload = 0.6\n".into(),
         "[topology]\nkind = \"dumbbell\"\nhosts_per_side = 4\ncore_link_gbps = 10\n[workload]\nflows = 200\nload = 0.3\nflow_sizes = \"bimodal\"\n".into(),
         "[topology]\nkind = \"star\"\nhosts = 8\nbuffer_bytes = 6000\n[workload]\nflows = 300\nload = 0.8\n[transport]\nprotocol = \"tcp\"\n".into(),
+        format!("{small_ls}[workload]\nflows = 400\nload = 0.8\n[transport]\nprotocol = \"pfabric\"\n"),
+        format!("{small_ls}[workload]\nflows = 300\nload = 0.8\nflow_sizes = \"datamining\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrate_control = \"linerate\"\nbuffer_bytes = 22500\n"),
+        "[topology]\nkind = \"fat-tree\"\nk = 4\n[workload]\nflows = 300\nload = 0.9\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nbuffer_bytes = 9000\nrto_us = 20\n".into(),
+        format!("{small_ls}[workload]\nflows = 400\nload = 0.7\n[transport]\nprotocol = \"ideal\"\n"),
     ];
     for toml in &cases {
         let out = run(spec(toml), &[]);
         assert!(out.summary.mean_slowdown >= 1.0, "{toml}");
-        assert!(out.summary.counters.events > 0);
+        // The flow-level Ideal has no packet events.
+        assert_eq!(out.summary.counters.events > 0, !toml.contains("\"ideal\""), "{toml}");
     }
 }
 
@@ -67,10 +72,14 @@ fn the_workload_does_not_depend_on_the_protocol() {
     // DCTCP see exactly the same flows (what makes protocol comparisons like with like).
     let toml = "[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n[workload]\nflows = 200\n";
     let a = run(spec(&format!("{toml}[transport]\nprotocol = \"tcp\"\n")), &[]);
-    let b = run(spec(&format!("{toml}[transport]\nprotocol = \"dctcp\"\n")), &[]);
-    assert_eq!(a.records.start_ps, b.records.start_ps);
-    assert_eq!(a.records.src, b.records.src);
-    assert_eq!(a.records.size_bytes, b.records.size_bytes);
+    for other in ["dctcp", "pfabric", "ideal"] {
+        let b = run(spec(&format!("{toml}[transport]\nprotocol = \"{other}\"\n")), &[]);
+        assert_eq!(a.records.start_ps, b.records.start_ps);
+        assert_eq!(a.records.src, b.records.src);
+        assert_eq!(a.records.dst, b.records.dst);
+        assert_eq!(a.records.size_bytes, b.records.size_bytes);
+        assert_eq!(a.records.ideal_ps, b.records.ideal_ps);
+    }
 }
 
 #[test]

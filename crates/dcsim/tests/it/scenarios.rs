@@ -171,3 +171,71 @@ fn a_flow_to_itself_is_rejected_and_hosts_are_checked() {
     .unwrap_err();
     assert!(e.message.contains("size_bytes -5"), "{e}");
 }
+
+/// pFabric on a 3-host star, store-and-forward, a buffer large enough for no loss.
+const PFABRIC_STAR: &str = "[topology]\nkind = \"star\"\nhosts = 3\nswitching = \"store-and-forward\"\n\
+    [transport]\nprotocol = \"pfabric\"\n[pfabric]\nbuffer_bytes = 200000\nmax_window_pkts = 1000\n";
+
+#[test]
+fn pfabric_small_flow_preempts_a_large_one_at_the_bottleneck() {
+    // A 5-packet flow (host 1 → 2) and a 50-packet flow (host 0 → 2) start together and meet
+    // at the switch port to host 2. The small flow's packets carry smaller remaining sizes, so
+    // the port always sends them first: the small flow finishes at exactly its ideal time and
+    // the large one exactly 5 packet times (5 × 1.2 µs) after its own ideal time, the
+    // bottleneck never idling.
+    let out = run(spec_with_trace(PFABRIC_STAR, &["0,1,2,7300,0", "1,0,2,73000,0"]), &[]);
+    assert_eq!(fct_ps(&out, 0), out.records.ideal_ps[0]);
+    assert_eq!(fct_ps(&out, 1), out.records.ideal_ps[1] + ns(5 * 1200));
+    assert_eq!(out.summary.counters.drops_by_hop.values().sum::<u64>(), 0);
+    // The same pair under DCTCP (FIFO) shares the port instead: the small flow is slower.
+    let fifo = run(
+        spec_with_trace(
+            &PFABRIC_STAR
+                .replace("protocol = \"pfabric\"", "protocol = \"dctcp\"\nbuffer_bytes = 200000"),
+            &["0,1,2,7300,0", "1,0,2,73000,0"],
+        ),
+        &[],
+    );
+    assert!(fct_ps(&fifo, 0) > fct_ps(&out, 0));
+}
+
+#[test]
+fn mintcp_times_out_on_a_fixed_rto_then_probes() {
+    // 3 packets over one link, fixed RTO 40 µs, probe mode after 5 consecutive timeouts.
+    // Packet 2 is lost 5 times (first transmission and 4 retransmissions). ACKs of packets 0
+    // and 1 return at 1632 and 2832 ns; timeouts fire every 40 µs from 42 832 ns: the 1st-4th
+    // resend packet 2 (lost), the 5th (at 202 832 ns) enters probe mode and sends a 41-byte
+    // probe (32.8 ns + 200 ns; its ACK 232 ns back, at 203 296.8 ns); that ACK ends probe
+    // mode and packet 2 goes out once more, acknowledged 1632 ns later.
+    let spec = spec_with_trace(
+        "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto_us = 40\nprobe_after_timeouts = 5\n",
+        &["0,0,1,4380,0"],
+    );
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 0, count: 5 };
+    let out = run(spec, &[loss]);
+    assert_eq!(fct_ps(&out, 0), 202_832_000 + 32_800 + 200_000 + 232_000 + 1_632_000);
+    assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (5, 5));
+    // Without probe mode the 5th timeout resends the packet itself: 40 µs earlier than the
+    // probe path's resend would be impossible; it finishes at 202 832 + 1632 ns.
+    let no_probe = spec_with_trace(
+        "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto_us = 40\nprobe_after_timeouts = 0\n",
+        &["0,0,1,4380,0"],
+    );
+    let out = run(no_probe, &[loss]);
+    assert_eq!(fct_ps(&out, 0), 202_832_000 + 1_632_000);
+}
+
+#[test]
+fn linerate_keeps_its_window_through_losses() {
+    // LineRate sends its whole (maximum) window at once and resends on the fixed timeout
+    // without shrinking it: with the 13th packet lost once, packets 13-19 still go out in the
+    // first window (no slow start after the loss), unlike MinTCP.
+    let base = "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto_us = 40\nbuffer_bytes = 100000\nmax_window_pkts = 20\nrate_control = ";
+    let loss = LossRule { flow: 0, seq: 12, kind: PacketKind::Data, hop: 0, count: 1 };
+    let lr = run(spec_with_trace(&format!("{base}\"linerate\"\n"), &["0,0,1,29200,0"]), &[loss]);
+    let mt = run(spec_with_trace(&format!("{base}\"mintcp\"\n"), &["0,0,1,29200,0"]), &[loss]);
+    // Both need exactly one timeout and one retransmission (the receiver keeps the rest).
+    assert_eq!((lr.records.timeouts[0], lr.records.retransmits[0]), (1, 1));
+    assert_eq!(mt.records.timeouts[0], 1);
+    assert!(fct_ps(&lr, 0) <= fct_ps(&mt, 0));
+}
