@@ -54,3 +54,6 @@ def compare(d: pd.DataFrame):
                 }
             )
     return rows
+
+
+NOTES = hn.QUICK_SCALE_NOTE + """"""

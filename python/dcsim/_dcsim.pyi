@@ -7,6 +7,8 @@ __all__ = [
     "run_spec",
     "version",
     "named_workloads",
+    "thresholds",
+    "threshold_fctn",
     "InvalidSpec",
     "__version__",
     "build_profile",
@@ -31,3 +33,9 @@ def version() -> str:
 
 def named_workloads() -> list[str]:
     """Names of the shipped flow-size distributions."""
+
+def thresholds(workload: str, load: float, queues: int, method: str) -> list[float]:
+    """Few-queue flow-size thresholds in bytes ("mg1" model optimum or "equal-split")."""
+
+def threshold_fctn(workload: str, load: float, thresholds: list[float]) -> float:
+    """The M/G/1 priority model's mean normalized FCT for the given thresholds."""

@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     _add_exec_args(p)
 
+    p = sub.add_parser("thresholds", help="flow-size thresholds for pFabric over a few priority queues")
+    p.add_argument("--workload", default="websearch", help="websearch, datamining, imc10 or a CDF file")
+    p.add_argument("--load", type=float, default=0.6)
+    p.add_argument("--queues", type=int, default=4)
+    p.add_argument("--method", default="mg1", choices=["mg1", "equal-split"])
+
     p = sub.add_parser("gallery", help="collect reproduced figures into docs/figures.md")
     p.add_argument("--results", default="results")
     p.add_argument("--docs", default="docs")
@@ -171,6 +177,21 @@ def main(argv: Optional[List[str]] = None) -> int:
             return _sweep_cmd(args)
         if args.command == "reproduce":
             return _reproduce_cmd(args)
+        if args.command == "thresholds":
+            from . import _dcsim
+
+            try:
+                t = _dcsim.thresholds(args.workload, args.load, args.queues, args.method)
+                model = _dcsim.threshold_fctn(args.workload, args.load, t)
+            except _dcsim.InvalidSpec as e:
+                raise SpecError(str(e.args[0]), str(e.args[1])) from None
+            print(f"{args.queues} queues, {args.workload}, load {args.load}, method {args.method}")
+            for k, x in enumerate(t):
+                print(f"  queue {k}: flows up to {x:,.0f} bytes ({x / 1460:,.1f} packets)")
+            print(f"  queue {len(t)}: larger flows")
+            print(f"M/G/1 model mean normalized FCT: {model:.4f}")
+            print(f"spec: [pfabric] queues = {args.queues}, thresholds = [{', '.join(str(round(x)) for x in t)}]")
+            return 0
         if args.command == "gallery":
             from . import reproduce as rep
 

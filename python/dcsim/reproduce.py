@@ -43,10 +43,12 @@ def names() -> List[str]:
     return sorted(p.name for p in d.iterdir() if (p / "figure.py").exists() and not p.name.startswith("_"))
 
 
-def sweep_path(name: str) -> Path:
+def sweep_path(name: str) -> Optional[Path]:
     """The experiment's sweep spec: its own ``sweep.toml``, or the one its ``figure.py`` names
     in ``SWEEP`` (figures drawn from the same runs share one sweep)."""
     rel = getattr(module(name), "SWEEP", "sweep.toml")
+    if rel is None:
+        return None  # a model-only figure: nothing to simulate
     return (experiments_dir() / name / rel).resolve()
 
 
@@ -120,17 +122,24 @@ def reproduce(
     # One run store for every reproduction: a run is identified by its resolved spec, so
     # figures drawn from the same runs (or overlapping sweeps) never simulate twice.
     store = Path(out_root) / "_runs"
-    p = plan(sweep_path(name), scale=scale)
-    report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
-    if not report.ok:
-        failed = "\n".join(f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items())
-        raise RuntimeError(f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}")
-    runs = load(store)
-    runs = runs[runs["run"].isin({r.hash for r in p.runs})]
+    spec_path = sweep_path(name)
+    runs = None
+    if spec_path is not None:
+        p = plan(spec_path, scale=scale)
+        report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
+        if not report.ok:
+            failed = "\n".join(f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items())
+            raise RuntimeError(f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}")
+        runs = load(store)
+        runs = runs[runs["run"].isin({r.hash for r in p.runs})]
     data = mod.data(runs)
     data.to_csv(out / "data.csv", index=False, float_format="%.6g")
     mod.plot(data, out / "figure.png")
-    (out / "comparison.md").write_text(comparison_markdown(name, mod.compare(data), scale))
+    text = comparison_markdown(name, mod.compare(data), scale)
+    notes = getattr(mod, "NOTES", "").strip()
+    if notes:
+        text += "\n**Where the numbers differ, and why.**\n\n" + notes + "\n"
+    (out / "comparison.md").write_text(text)
     return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
 
 

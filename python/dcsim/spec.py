@@ -98,7 +98,8 @@ def _absolutize(tree: Dict[str, Any], base: Optional[Path]) -> None:
 def build_tree(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
     """The spec tree with overrides applied and paths made absolute (not yet resolved)."""
     tree, base = load_tree(spec)
-    tree.pop("sweep", None)  # sweep axes are expanded by dcsim.sweep, not by the core
+    tree.pop("sweep", None)  # sweep axes and scales are expanded by dcsim.sweep, not by the core
+    tree.pop("scales", None)
     for key, value in (overrides or {}).items():
         set_path(tree, key, value)
     _absolutize(tree, base)

@@ -130,6 +130,55 @@ fn run_spec<'py>(
     }
 }
 
+fn size_dist(workload: &str) -> PyResult<dcsim::thresholds::SizeDist> {
+    let text = match dcsim::workload::named_cdf(workload) {
+        Some(t) => t.to_string(),
+        None => std::fs::read_to_string(workload).map_err(|e| {
+            InvalidSpec::new_err((format!("`workload`: \"{workload}\" is neither websearch, datamining, imc10 nor a readable CDF file: {e}"), "workload".to_string(), e.to_string()))
+        })?,
+    };
+    let cdf = dcsim::workload::Cdf::parse(&text, workload).map_err(|e| {
+        InvalidSpec::new_err((format!("`workload`: {e}"), "workload".to_string(), e.clone()))
+    })?;
+    Ok(dcsim::thresholds::SizeDist::from_cdf(&cdf))
+}
+
+/// Few-queue thresholds (bytes) for `queues` queues: `method` is "mg1" (the SIGCOMM'13 §6.1
+/// M/G/1 model, optimised for `load`) or "equal-split".
+#[pyfunction]
+fn thresholds(workload: &str, load: f64, queues: usize, method: &str) -> PyResult<Vec<f64>> {
+    if !(load > 0.0 && load < 1.0) {
+        return Err(InvalidSpec::new_err((
+            format!("`load`: {load} must be > 0 and < 1"),
+            "load".to_string(),
+            String::new(),
+        )));
+    }
+    if !(1..=64).contains(&queues) {
+        return Err(InvalidSpec::new_err((
+            format!("`queues`: {queues} must be between 1 and 64"),
+            "queues".to_string(),
+            String::new(),
+        )));
+    }
+    let d = size_dist(workload)?;
+    match method {
+        "mg1" => Ok(dcsim::thresholds::optimise(&d, load, queues)),
+        "equal-split" => Ok(dcsim::thresholds::equal_split(&d, queues)),
+        other => Err(InvalidSpec::new_err((
+            format!("`method`: \"{other}\" is not one of \"mg1\", \"equal-split\""),
+            "method".to_string(),
+            String::new(),
+        ))),
+    }
+}
+
+/// The M/G/1 model's mean normalized FCT for `thresholds` (bytes, increasing) at `load`.
+#[pyfunction]
+fn threshold_fctn(workload: &str, load: f64, thresholds: Vec<f64>) -> PyResult<f64> {
+    Ok(dcsim::thresholds::fctn(&size_dist(workload)?, load, &thresholds))
+}
+
 /// The dcsim core version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -149,6 +198,8 @@ fn _dcsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_spec, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(named_workloads, m)?)?;
+    m.add_function(wrap_pyfunction!(thresholds, m)?)?;
+    m.add_function(wrap_pyfunction!(threshold_fctn, m)?)?;
     m.add("InvalidSpec", m.py().get_type::<InvalidSpec>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("build_profile", if cfg!(debug_assertions) { "debug" } else { "release" })?;

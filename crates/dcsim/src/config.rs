@@ -274,11 +274,50 @@ pub struct PfabricSpec {
     pub rto_us: f64,
     /// Initial window, packets. Default 12.
     pub initial_window_pkts: u32,
-    /// Largest window, packets; 0 (default) = buffer packets − 1, at least the initial window
-    /// (the scripts' `maxcwnd` rule, reference §2.4).
+    /// Largest window, packets; 0 (default) = what the flow's queue holds, in packets, minus 1,
+    /// at least the initial window (the scripts' `maxcwnd` rule, reference §2.4); the resolved
+    /// spec shows the value.
     pub max_window_pkts: u32,
     /// MinTCP enters probe mode after this many consecutive timeouts; 0 = never. Default 5.
     pub probe_after_timeouts: u32,
+    /// 0 (default): pFabric's unlimited priorities (priority dropping). 1-8: pFabric over that
+    /// many strict-priority FIFO queues sharing `buffer_bytes` (SIGCOMM'13 §6), flows mapped
+    /// to queues by size with `thresholds`.
+    pub queues: u32,
+    /// Flow-size thresholds in bytes (`queues − 1` of them, increasing): a flow of size ≤
+    /// thresholds[k] (and above the previous one) uses queue k. Computed from
+    /// `threshold_method` when not given.
+    pub thresholds: Vec<u64>,
+    /// `mg1` (default: the paper's M/G/1 model, optimised for the workload and load) or
+    /// `equal-split` (each queue gets the same fraction of flows).
+    pub threshold_method: ThresholdMethod,
+    /// Buffer reserved for each queue, bytes; the rest of `buffer_bytes` is shared first come
+    /// first served. Default 15000 (SIGCOMM'13 §6.2).
+    pub reserved_bytes: u64,
+    /// What a packet's priority number is: `remaining` (default: the flow's remaining bytes,
+    /// SRPT) or `deadline` (the flow's absolute deadline, EDF; a flow that can no longer make
+    /// it, or has none, gets the lowest priority; reference §2.5).
+    pub priority: PriorityKey,
+}
+
+/// pFabric's priority number.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PriorityKey {
+    /// Remaining flow size (SRPT).
+    Remaining,
+    /// Absolute deadline (EDF), quenching hopeless flows.
+    Deadline,
+}
+
+/// How few-queue thresholds are chosen.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThresholdMethod {
+    /// Minimise the M/G/1 priority-queue model's mean normalized FCT (SIGCOMM'13 §6.1).
+    Mg1,
+    /// Equal fractions of flows per queue.
+    EqualSplit,
 }
 
 impl PfabricSpec {
@@ -291,15 +330,22 @@ impl PfabricSpec {
         }
     }
 
-    /// The window cap.
+    /// The window cap: as given, or one packet less than the queue a flow uses can hold (the
+    /// scripts' `maxcwnd = queue − 1` rule, reference §2.4). With a few queues that is the
+    /// queue's reservation plus the shared part, `buffer − (queues − 1)·reserved`: a larger
+    /// window would overflow the flow's own NIC queue.
     pub fn max_window(&self, buffer: u64) -> u32 {
         if self.max_window_pkts > 0 {
-            self.max_window_pkts
-        } else {
-            ((buffer / crate::units::MTU_BYTES as u64) as u32)
-                .saturating_sub(1)
-                .max(self.initial_window_pkts)
+            return self.max_window_pkts;
         }
+        let usable = if self.queues > 0 {
+            buffer.saturating_sub((self.queues as u64 - 1) * self.reserved_bytes)
+        } else {
+            buffer
+        };
+        ((usable / crate::units::MTU_BYTES as u64) as u32)
+            .saturating_sub(1)
+            .max(self.initial_window_pkts)
     }
 }
 
@@ -679,6 +725,11 @@ const PFABRIC_KEYS: &[&str] = &[
     "initial_window_pkts",
     "max_window_pkts",
     "probe_after_timeouts",
+    "queues",
+    "thresholds",
+    "threshold_method",
+    "reserved_bytes",
+    "priority",
 ];
 const ENGINE_KEYS: &[&str] = &["fifo_timeline"];
 const TOPOLOGY_KEYS: &[&str] = &[
@@ -757,6 +808,19 @@ impl Spec {
             initial_window_pkts: pf.u32_in("initial_window_pkts", 12, 1, 1_000_000)?,
             max_window_pkts: pf.u32_in("max_window_pkts", 0, 0, 1_000_000)?,
             probe_after_timeouts: pf.u32_in("probe_after_timeouts", 5, 0, 1_000_000)?,
+            queues: pf.u32_in("queues", 0, 0, 8)?,
+            thresholds: Vec::new(),
+            threshold_method: pf.choice(
+                "threshold_method",
+                ThresholdMethod::Mg1,
+                &[("mg1", ThresholdMethod::Mg1), ("equal-split", ThresholdMethod::EqualSplit)],
+            )?,
+            reserved_bytes: pf.bytes("reserved_bytes", 15_000)?,
+            priority: pf.choice(
+                "priority",
+                PriorityKey::Remaining,
+                &[("remaining", PriorityKey::Remaining), ("deadline", PriorityKey::Deadline)],
+            )?,
         };
         if pfabric.buffer_bytes > 0 && pfabric.buffer_bytes < crate::units::MTU_BYTES as u64 {
             return Err(SpecError::new(
@@ -775,6 +839,10 @@ impl Spec {
         }
         let e = Section::new("engine", top.raw("engine"), ENGINE_KEYS)?;
         let engine = EngineSpec { fifo_timeline: e.bool("fifo_timeline", true)? };
+        let mut pfabric = pfabric;
+        pfabric.thresholds = resolve_thresholds(&pf, &pfabric, &workload)?;
+        // Resolve the derived window cap so the spec shows (and a run's identity covers) it.
+        pfabric.max_window_pkts = pfabric.max_window(pfabric.buffer(&transport, &topology));
         let spec = Spec { seed, name, topology, workload, transport, dctcp, pfabric, engine };
         spec.check_files()?;
         Ok(spec)
@@ -810,6 +878,77 @@ impl Spec {
         }
         Ok(())
     }
+}
+
+/// The few-queue thresholds: as given (checked), or computed for the workload and load.
+fn resolve_thresholds(
+    pf: &Section<'_>,
+    p: &PfabricSpec,
+    w: &WorkloadSpec,
+) -> Result<Vec<u64>, SpecError> {
+    let field = pf.field("thresholds");
+    let given = match pf.raw("thresholds") {
+        None => None,
+        Some(Value::Array(items)) => {
+            let mut v = Vec::new();
+            for item in items {
+                let b = match item {
+                    Value::String(s) => parse_bytes(s),
+                    other => as_u64(other),
+                };
+                v.push(b.filter(|&b| b > 0).ok_or_else(|| {
+                    SpecError::new(&field, format!("{} is not a positive byte count", show(item)))
+                })?);
+            }
+            Some(v)
+        }
+        Some(v) => {
+            return Err(SpecError::new(
+                &field,
+                format!("must be a list of byte counts, got {} {}", type_name(v), show(v)),
+            ))
+        }
+    };
+    let k = p.queues as usize;
+    if k == 0 {
+        return match given {
+            Some(v) if !v.is_empty() => {
+                Err(SpecError::new(&field, "thresholds need `pfabric.queues` of 1-8"))
+            }
+            _ => Ok(Vec::new()),
+        };
+    }
+    if let Some(v) = given {
+        if v.len() != k - 1 {
+            return Err(SpecError::new(
+                &field,
+                format!("{} thresholds given for {k} queues; give {}", v.len(), k - 1),
+            ));
+        }
+        if !v.windows(2).all(|w| w[0] < w[1]) {
+            return Err(SpecError::new(&field, format!("{v:?} must increase")));
+        }
+        return Ok(v);
+    }
+    let cdf = match crate::workload::FlowSizeSampler::from_spec(w)? {
+        crate::workload::FlowSizeSampler::Cdf(cdf, _) => cdf,
+        _ => {
+            return Err(SpecError::new(
+                &field,
+                "computing thresholds needs a flow-size CDF (`workload.flow_sizes` = a CDF); give `pfabric.thresholds` instead",
+            ))
+        }
+    };
+    let d = crate::thresholds::SizeDist::from_cdf(&cdf);
+    let t = match p.threshold_method {
+        ThresholdMethod::Mg1 => crate::thresholds::optimise(&d, w.load, k),
+        ThresholdMethod::EqualSplit => crate::thresholds::equal_split(&d, k),
+    };
+    let mut out: Vec<u64> = t.iter().map(|x| x.round().max(1.0) as u64).collect();
+    for i in 1..out.len() {
+        out[i] = out[i].max(out[i - 1] + 1);
+    }
+    Ok(out)
 }
 
 fn resolve_topology(t: &Section<'_>) -> Result<TopologySpec, SpecError> {

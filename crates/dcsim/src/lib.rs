@@ -57,6 +57,7 @@ pub mod metrics;
 pub mod packet;
 pub mod queue;
 pub mod sim;
+pub mod thresholds;
 pub mod topology;
 pub mod transport;
 pub mod units;

@@ -1,12 +1,14 @@
 //! A simulation run: builds the fabric, transport and workload from a [`Spec`] and drives
 //! the event loop until every flow has finished (or the time limit).
 
-use crate::config::{DupAckThreshold, RateControl, RtoMode};
+use crate::config::{DupAckThreshold, PriorityKey, RateControl, RtoMode};
 use crate::config::{Protocol, Spec};
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric};
 use crate::metrics::{ideal_fct, summarize, FlowRecords, Hop, RunCounters, Summary};
-use crate::queue::{AnyQueue, DropTail, EcnMarking, Fifo, PortQueue, PriorityDropQueue};
+use crate::queue::{
+    AnyQueue, DropTail, EcnMarking, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue,
+};
 use crate::topology::{Network, NodeKind, PortInfo};
 use crate::transport::window::{Completion, WindowParams, WindowTransport};
 use crate::transport::{AnyCc, Dctcp, LineRate, MinTcp, Reno};
@@ -34,6 +36,10 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
                 WindowParams::tcp(initial, max, RtoMode::Fixed, rto, rto, DupAckThreshold::Off);
             params.sack_skip = true;
             params.probe_after = probe;
+            params.class_thresholds = p.thresholds.clone();
+            if p.priority == PriorityKey::Deadline {
+                params.deadline_priority = Some(spec.topology.host_rate());
+            }
             (params, cc)
         }
         Protocol::Tcp | Protocol::Dctcp => {
@@ -110,8 +116,12 @@ impl Simulation {
             _ => EcnMarking::Off,
         };
         let timeline = spec.engine.fifo_timeline;
+        let (queues, reserved) = (spec.pfabric.queues as usize, spec.pfabric.reserved_bytes);
         let factory = move |_info: PortInfo| {
             let queue = match protocol {
+                Protocol::Pfabric if queues > 0 => PortQueue::Scheduled(AnyQueue::StrictPriority(
+                    StrictPriorityQueue::new(queues, buffer, reserved),
+                )),
                 Protocol::Pfabric => {
                     PortQueue::Scheduled(AnyQueue::PriorityDrop(PriorityDropQueue::new(buffer)))
                 }

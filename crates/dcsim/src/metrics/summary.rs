@@ -85,6 +85,10 @@ pub struct Summary {
     pub events_per_sec: f64,
     /// Mean incast request completion time (first arrival to last flow done), µs; 0 if none.
     pub mean_request_completion_us: f64,
+    /// Measured flows that have a deadline.
+    pub deadline_flows: u64,
+    /// Fraction of them that finished by their deadline (0 if none have one).
+    pub deadline_met_fraction: f64,
 }
 
 fn percentile_sorted(v: &[f64], q: f64) -> f64 {
@@ -124,6 +128,7 @@ pub fn summarize(records: &FlowRecords, warmup: usize, counters: RunCounters) ->
     let (mut first, mut last, mut bits) = (u64::MAX, 0u64, 0f64);
     let mut completed = 0u64;
     let mut requests: BTreeMap<u32, (u64, u64, bool)> = BTreeMap::new();
+    let (mut with_deadline, mut met) = (0u64, 0u64);
     for i in 0..records.len() {
         let r = records.request[i];
         if r != u32::MAX {
@@ -131,6 +136,10 @@ pub fn summarize(records: &FlowRecords, warmup: usize, counters: RunCounters) ->
             e.0 = e.0.min(records.start_ps[i]);
             e.1 = e.1.max(records.finish_ps[i]);
             e.2 &= records.finish_ps[i] != u64::MAX;
+        }
+        if i >= warmup && records.deadline_ps[i] != u64::MAX {
+            with_deadline += 1;
+            met += u64::from(records.finish_ps[i] <= records.deadline_ps[i]);
         }
         let Some(fct) = records.fct(i) else { continue };
         completed += 1;
@@ -178,6 +187,12 @@ pub fn summarize(records: &FlowRecords, warmup: usize, counters: RunCounters) ->
             0.0
         } else {
             done.iter().sum::<f64>() / done.len() as f64
+        },
+        deadline_flows: with_deadline,
+        deadline_met_fraction: if with_deadline > 0 {
+            met as f64 / with_deadline as f64
+        } else {
+            0.0
         },
         counters,
     }

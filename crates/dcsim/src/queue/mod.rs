@@ -15,10 +15,12 @@
 mod droptail;
 mod fifo;
 mod pfabric;
+mod prio;
 
 pub use droptail::DropTail;
 pub use fifo::Fifo;
 pub use pfabric::PriorityDropQueue;
+pub use prio::StrictPriorityQueue;
 
 use crate::packet::{ecn, PacketId, PacketPool};
 use crate::units::BitRate;
@@ -83,6 +85,8 @@ pub enum AnyQueue {
     Fifo(Fifo),
     /// pFabric: priority scheduling and priority dropping.
     PriorityDrop(PriorityDropQueue),
+    /// K strict-priority FIFOs over a shared buffer.
+    StrictPriority(StrictPriorityQueue),
 }
 
 /// Forwards a call to whichever discipline `self` holds.
@@ -91,6 +95,7 @@ macro_rules! each_queue {
         match $self {
             AnyQueue::Fifo($q) => $body,
             AnyQueue::PriorityDrop($q) => $body,
+            AnyQueue::StrictPriority($q) => $body,
         }
     };
 }

@@ -49,6 +49,11 @@ pub struct WindowParams {
     /// Enter probe mode after this many consecutive timeouts (0 = never): send only a
     /// 1-byte probe per RTO until an ACK arrives (MinTCP, reference §2.4).
     pub probe_after: u32,
+    /// Flow-size thresholds mapping a flow to a priority class (few-queue pFabric): class k
+    /// for sizes ≤ `class_thresholds[k]`, the last class above them all. Empty: class 0.
+    pub class_thresholds: Vec<u64>,
+    /// EDF priorities (pFabric's deadline mode) at this line rate; `None`: remaining bytes.
+    pub deadline_priority: Option<crate::units::BitRate>,
 }
 
 impl WindowParams {
@@ -70,6 +75,8 @@ impl WindowParams {
             dupack,
             sack_skip: false,
             probe_after: 0,
+            class_thresholds: Vec::new(),
+            deadline_priority: None,
         }
     }
 }
@@ -98,6 +105,12 @@ struct Flow {
     dst: u32,
     size_bytes: u64,
     n_pkts: u32,
+    /// Priority class of the flow's data packets.
+    class: u8,
+    /// Absolute deadline (`SimTime::MAX`: none).
+    deadline: SimTime,
+    /// Line rate for EDF priorities (pFabric's deadline mode), if on.
+    edf_rate: Option<crate::units::BitRate>,
     // sender
     snd_una: u32,
     snd_nxt: u32,
@@ -134,6 +147,9 @@ impl Flow {
             dst: 0,
             size_bytes: 0,
             n_pkts: 0,
+            class: 0,
+            deadline: SimTime::MAX,
+            edf_rate: None,
             snd_una: 0,
             snd_nxt: 0,
             high_tx: 0,
@@ -207,6 +223,14 @@ impl WindowTransport {
         new.dst = f.dst;
         new.size_bytes = f.size_bytes;
         new.n_pkts = n_pkts;
+        new.deadline = f.deadline;
+        new.edf_rate = self.params.deadline_priority;
+        new.class = self
+            .params
+            .class_thresholds
+            .iter()
+            .position(|&t| f.size_bytes <= t)
+            .unwrap_or(self.params.class_thresholds.len()) as u8;
         new.win =
             Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 };
         *fl = new;
@@ -340,6 +364,26 @@ fn pump(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
     }
 }
 
+/// The lowest pFabric priority (larger than any deadline in picoseconds).
+pub const LOWEST_PRIORITY: u64 = u64::MAX / 2;
+
+/// pFabric's EDF priority (reference §2.5): the flow's absolute deadline, unless it has none,
+/// has passed it, or cannot make it even alone at line rate — then the lowest priority, so
+/// hopeless flows stop taking bandwidth from flows that can still meet theirs.
+pub fn edf_priority(
+    now: SimTime,
+    deadline: SimTime,
+    remaining_bytes: u64,
+    rate: crate::units::BitRate,
+) -> u64 {
+    if deadline == SimTime::MAX || now >= deadline || rate.tx_time(remaining_bytes) > deadline - now
+    {
+        LOWEST_PRIORITY
+    } else {
+        deadline.as_ps()
+    }
+}
+
 fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
     let last = seq + 1 == fl.n_pkts;
     let size = if last {
@@ -355,6 +399,10 @@ fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
     }
     fl.packets_sent += 1;
     let remaining = fl.size_bytes.saturating_sub(fl.snd_una as u64 * MSS_BYTES as u64);
+    let priority = match fl.edf_rate {
+        None => remaining,
+        Some(rate) => edf_priority(fab.now(), fl.deadline, remaining, rate),
+    };
     let p = Packet {
         flow: fl.id,
         slot,
@@ -362,11 +410,11 @@ fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
         dst: fl.dst,
         seq,
         size_bytes: size,
-        priority: remaining,
+        priority,
         timestamp: fab.now(),
         kind: PacketKind::Data,
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
-        class: 0,
+        class: fl.class,
         retransmit,
         hops: 0,
     };
@@ -502,4 +550,25 @@ fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut
     }
     pump(params, slot, fl, fab);
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::BitRate;
+
+    #[test]
+    fn edf_priority_quenches_hopeless_flows() {
+        let ten = BitRate::from_gbps(10.0);
+        let us = SimTime::from_us;
+        // 10 µs left, 10 000 bytes need 8 µs: the deadline is the priority.
+        assert_eq!(edf_priority(us(100), us(110), 10_000, ten), us(110).as_ps());
+        // 20 000 bytes need 16 µs > 10 µs left: lowest.
+        assert_eq!(edf_priority(us(100), us(110), 20_000, ten), LOWEST_PRIORITY);
+        // Past the deadline, or none at all: lowest.
+        assert_eq!(edf_priority(us(120), us(110), 1, ten), LOWEST_PRIORITY);
+        assert_eq!(edf_priority(us(0), SimTime::MAX, 1, ten), LOWEST_PRIORITY);
+        // An earlier deadline is more urgent.
+        assert!(edf_priority(us(0), us(50), 1000, ten) < edf_priority(us(0), us(60), 1000, ten));
+    }
 }

@@ -239,3 +239,36 @@ fn linerate_keeps_its_window_through_losses() {
     assert_eq!(mt.records.timeouts[0], 1);
     assert!(fct_ps(&lr, 0) <= fct_ps(&mt, 0));
 }
+
+#[test]
+fn pfabric_deadline_mode_serves_the_earliest_deadline_first() {
+    // The same two flows as the preemption test, but the large flow has the earlier deadline
+    // (200 µs vs 1 ms). Both first packets reach the switch at 1.4 µs; the small flow's (sent
+    // first) finds the port idle and leaves at once — a link never preempts a packet on the
+    // wire. From then on EDF serves the large flow's packets first: it finishes exactly one
+    // packet time (1.2 µs) after its ideal, and the small flow's other 4 packets wait for all
+    // 50 of them. A large flow whose deadline cannot be met (1 µs for 50 packets) is quenched
+    // to the lowest priority instead, so the small flow goes first.
+    let spec = |mode: &str| {
+        spec_with_trace(
+            &format!("{PFABRIC_STAR}priority = \"{mode}\"\n"),
+            &["0,1,2,7300,0,0.001", "1,0,2,73000,0,0.0002"],
+        )
+    };
+    let edf = run(spec("deadline"), &[]);
+    assert_eq!(fct_ps(&edf, 1), edf.records.ideal_ps[1] + ns(1200));
+    assert_eq!(fct_ps(&edf, 0), edf.records.ideal_ps[0] + ns(50 * 1200));
+    assert_eq!(edf.summary.deadline_flows, 2);
+    assert_eq!(edf.summary.deadline_met_fraction, 1.0);
+    let srpt = run(spec("remaining"), &[]);
+    assert_eq!(fct_ps(&srpt, 0), srpt.records.ideal_ps[0]);
+    let hopeless = run(
+        spec_with_trace(
+            &format!("{PFABRIC_STAR}priority = \"deadline\"\n"),
+            &["0,1,2,7300,0,0.001", "1,0,2,73000,0,0.000001"],
+        ),
+        &[],
+    );
+    assert_eq!(fct_ps(&hopeless, 0), hopeless.records.ideal_ps[0], "the feasible flow goes first");
+    assert_eq!(hopeless.summary.deadline_met_fraction, 0.5);
+}
