@@ -89,19 +89,8 @@ fn event_queue(c: &mut Criterion) {
 
 fn packet(pool: &mut PacketPool, i: u32) -> u32 {
     pool.alloc(Packet {
-        flow: i,
-        slot: i,
-        src: 0,
-        dst: 1,
-        seq: 0,
-        size_bytes: 1500,
-        priority: 0,
-        timestamp: SimTime::ZERO,
-        kind: PacketKind::Data,
         ecn: 1,
-        class: 0,
-        retransmit: false,
-        hops: 0,
+        ..Packet::new(PacketKind::Data, i, i, 0, 1, 0, 1500, SimTime::ZERO)
     })
 }
 

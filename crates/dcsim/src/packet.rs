@@ -65,6 +65,35 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// A packet of `kind` with priority 0, class 0, no ECN bits, not a retransmission.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        kind: PacketKind,
+        flow: u32,
+        slot: u32,
+        src: u32,
+        dst: u32,
+        seq: u32,
+        size_bytes: u32,
+        timestamp: SimTime,
+    ) -> Packet {
+        Packet {
+            flow,
+            slot,
+            src,
+            dst,
+            seq,
+            size_bytes,
+            priority: 0,
+            timestamp,
+            kind,
+            ecn: 0,
+            class: 0,
+            retransmit: false,
+            hops: 0,
+        }
+    }
+
     /// True for header-only control packets (ACKs and the like).
     #[inline]
     pub fn is_control(&self) -> bool {

@@ -438,19 +438,8 @@ mod tests {
 
     pub(crate) fn pkt(pool: &mut PacketPool, size: u32, ecn_bits: u8) -> PacketId {
         pool.alloc(Packet {
-            flow: 0,
-            slot: 0,
-            src: 0,
-            dst: 1,
-            seq: 0,
-            size_bytes: size,
-            priority: 0,
-            timestamp: SimTime::ZERO,
-            kind: PacketKind::Data,
             ecn: ecn_bits,
-            class: 0,
-            retransmit: false,
-            hops: 0,
+            ..Packet::new(PacketKind::Data, 0, 0, 0, 1, 0, size, SimTime::ZERO)
         })
     }
 

@@ -169,19 +169,8 @@ mod tests {
 
     fn pkt(pool: &mut PacketPool, flow: u32, seq: u32, priority: u64, size: u32) -> PacketId {
         pool.alloc(Packet {
-            flow,
-            slot: flow,
-            src: 0,
-            dst: 1,
-            seq,
-            size_bytes: size,
             priority,
-            timestamp: SimTime::ZERO,
-            kind: PacketKind::Data,
-            ecn: 0,
-            class: 0,
-            retransmit: false,
-            hops: 0,
+            ..Packet::new(PacketKind::Data, flow, flow, 0, 1, seq, size, SimTime::ZERO)
         })
     }
 

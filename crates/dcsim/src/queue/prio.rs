@@ -102,19 +102,8 @@ mod tests {
 
     fn pkt(pool: &mut PacketPool, class: u8) -> PacketId {
         pool.alloc(Packet {
-            flow: 0,
-            slot: 0,
-            src: 0,
-            dst: 1,
-            seq: 0,
-            size_bytes: 1500,
-            priority: 0,
-            timestamp: SimTime::ZERO,
-            kind: PacketKind::Data,
-            ecn: 0,
             class,
-            retransmit: false,
-            hops: 0,
+            ..Packet::new(PacketKind::Data, 0, 0, 0, 1, 0, 1500, SimTime::ZERO)
         })
     }
 

@@ -32,21 +32,7 @@ fn measured_wait_us(rho: f64, packets: u64, seed: u64, timeline: bool) -> f64 {
     while let Some((now, ev)) = fab.sched.pop() {
         match ev {
             Event::NextFlow => {
-                let p = Packet {
-                    flow: sent as u32,
-                    slot: 0,
-                    src: 0,
-                    dst: 1,
-                    seq: 0,
-                    size_bytes: 1500,
-                    priority: 0,
-                    timestamp: now,
-                    kind: PacketKind::Data,
-                    ecn: 0,
-                    class: 0,
-                    retransmit: false,
-                    hops: 0,
-                };
+                let p = Packet::new(PacketKind::Data, sent as u32, 0, 0, 1, 0, 1500, now);
                 fab.inject(0, p);
                 sent += 1;
                 if sent < packets {
