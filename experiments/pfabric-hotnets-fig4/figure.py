@@ -45,13 +45,18 @@ NOTES = hn.QUICK_SCALE_NOTE + """- **TCP and DCTCP tails (web search, 0.8).** Ou
   63 ms and the last elephants finish in an emptying network, which helps the de-prioritized
   ones under pFabric most.
 - **Check at 10× the flows (measured).** Web search at load 0.8 with 20,000 flows instead of
-  2,000 (same seed and settings; `dcsim-run` on the sweep's base spec): (0,100KB] 99th
-  percentile TCP 63.75 (paper 66.03, −3.5 %), DCTCP 18.79 (paper 16.97, +10.7 %),
-  LineRate+pFabric 2.03 (paper 1.75, +16 %); overall average TCP / MinTCP+pFabric 8.8× and
-  DCTCP / MinTCP+pFabric 3.4× (paper 2.5-11×); (10MB,∞) average LineRate / MinTCP 1.33 (paper:
-  MinTCP "much better"). So the TCP and DCTCP tail differences above are the quick scale's.
-  What remains: MinTCP+pFabric's large flows are 41 % slower than DCTCP's but 13 % faster than
-  TCP's (paper: 20-28 % slower than both) — our TCP's large flows (11.6) suffer more than the
-  paper implies, plausibly from NewReno (one hole per round trip) where the paper's ns-2 TCP
-  uses SACK, with fast retransmit off and 200 µs timeouts in both.
+  2,000 (same seed and settings; `dcsim-run` on the sweep's base spec), before TCP had SACK:
+  (0,100KB] 99th percentile TCP 63.75 (paper 66.03, −3.5 %), DCTCP 18.79 (paper 16.97,
+  +10.7 %), LineRate+pFabric 2.03 (paper 1.75, +16 %); overall average TCP / MinTCP+pFabric
+  8.8× and DCTCP / MinTCP+pFabric 3.4× (paper 2.5-11×); (10MB,∞) average LineRate / MinTCP
+  1.33 (paper: MinTCP "much better"). So the TCP and DCTCP tail differences at quick scale are
+  the quick scale's.
+- **SACK.** The paper's ns-2 TCP is the SACK agent; with fast retransmit off it recovers only by
+  timeout, and without SACK a timeout resends everything after the hole, which costs large
+  flows most. Measured at 20,000 flows: TCP's (10MB,∞) average 11.57 without SACK → 8.92 with
+  it, so MinTCP+pFabric's large flows (10.04) go from 13 % faster than TCP's to 12.5 % slower
+  (paper: 20-28 % slower); TCP's (0,100KB] p99 63.75 → 54.25 (paper 66.03); DCTCP unchanged
+  (it never timed out). The sweep therefore runs TCP and DCTCP with `transport.sack = true`.
+  Still different: MinTCP+pFabric's large flows are 41 % slower than DCTCP's (paper 20-28 %) —
+  not explained.
 """

@@ -400,6 +400,10 @@ pub struct TransportSpec {
     pub dupack_threshold: DupAckThreshold,
     /// Per-port buffer override, bytes; 0 (default) keeps `topology.buffer_bytes`.
     pub buffer_bytes: u64,
+    /// Selective acknowledgements: after a timeout, resend only the packets the receiver does
+    /// not hold (idealised SACK, the ns-2 `FullTcp/Sack` agents of the pFabric scripts).
+    /// Default false (NewReno).
+    pub sack: bool,
 }
 
 /// `[dctcp]` (reference §7.1).
@@ -771,6 +775,7 @@ const TRANSPORT_KEYS: &[&str] = &[
     "max_rto_us",
     "dupack_threshold",
     "buffer_bytes",
+    "sack",
 ];
 const DCTCP_KEYS: &[&str] = &["g", "marking_threshold_bytes", "initial_alpha"];
 
@@ -1244,6 +1249,7 @@ fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSp
         max_rto_us,
         dupack_threshold,
         buffer_bytes,
+        sack: t.bool("sack", false)?,
     })
 }
 

@@ -51,6 +51,8 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
                 SimTime::from_us_f64(t.max_rto_us),
                 t.dupack_threshold,
             );
+            let mut params = params;
+            params.sack_skip = t.sack;
             let cc = match t.protocol {
                 Protocol::Tcp => AnyCc::Reno(Reno),
                 _ => AnyCc::Dctcp(Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha)),
