@@ -54,9 +54,11 @@ NOTES = """\
   ~880 KB (−3 %).** Not resolved. Measured in this model: FCTn stays within 1 % of its minimum
   for thresholds 0.69-1.34× the optimum at 10 % load but only 0.90-1.10× at 80 %, and the
   paper's 1.74 MB would be 7.4 % worse than our optimum at 80 % — so the difference is not a
-  flat minimum; the paper's model inputs must differ. Untested candidates: sizes in wire rather
-  than payload bytes (+2.7 % only, too small alone), a stepped instead of interpolated reading of
-  the CDF, the ns-2 scripts' 1138-packet mean, or a different load definition. dcsim uses the
+  flat minimum; the paper's model inputs must differ. A stepped reading of the CDF (tested)
+  makes every threshold from 974 KB to 1946 KB equivalent at every load: it contains the
+  paper's 1.74 MB at 80 % but not its 880 KB at 10 %, so it does not explain both either.
+  Untested: sizes in wire rather than payload bytes (+2.7 % only), the ns-2 scripts'
+  1138-packet mean, a different load definition. dcsim uses the
   stated model with the interpolated CDF in payload bytes (docs/thresholds.md) and does not tune
   it to match. The model itself agrees with a direct simulation of a two-queue link within 3 %
   (test suite), and Fig. 17 uses its thresholds.
