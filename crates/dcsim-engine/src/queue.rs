@@ -164,7 +164,7 @@ impl<E: Copy> EventQueue<E> {
         self.head = 0;
         self.refill();
         let j = (self.cur & self.mask) as usize;
-        self.slots[j].sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        self.slots[j].sort_unstable_by_key(|e| e.0);
         debug_assert!(!self.slots[j].is_empty());
         true
     }

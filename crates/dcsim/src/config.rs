@@ -1200,7 +1200,7 @@ fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSp
         }
         Some(Value::String(s)) if s.eq_ignore_ascii_case("off") => DupAckThreshold::Off,
         Some(v) => match as_u64(v) {
-            Some(n) if n >= 1 && n <= 1_000_000 => DupAckThreshold::Fixed(n as u32),
+            Some(n) if (1..=1_000_000).contains(&n) => DupAckThreshold::Fixed(n as u32),
             _ => {
                 return Err(SpecError::new(
                     t.field("dupack_threshold"),

@@ -57,7 +57,7 @@ impl BitRate {
     /// 1, 2.5, 10, 25, 40, 100 Gbps, …), so the hot path can multiply instead of divide.
     pub fn exact_ps_per_byte(self) -> Option<u64> {
         let num = 8_000_000_000_000u64;
-        (self.0 > 0 && num % self.0 == 0).then(|| num / self.0)
+        (self.0 > 0 && num.is_multiple_of(self.0)).then(|| num / self.0)
     }
 }
 
