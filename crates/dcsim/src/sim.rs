@@ -171,9 +171,14 @@ impl Simulation {
     }
 
     /// The ideal FCT of a `size_bytes` flow from `src` to `dst` in this fabric.
+    ///
+    /// Path profiles are cached per (source rack, destination rack): every topology here gives
+    /// all hosts of a rack (edge switch) identical links, so the profile depends only on the
+    /// racks, and the cache stays as small as the number of rack pairs however many flows run.
     pub fn ideal_fct(&mut self, src: u32, dst: u32, size_bytes: u64) -> SimTime {
         let net = &self.fab.net;
-        let (fwd, rev) = self.paths.entry((src, dst)).or_insert_with(|| {
+        let key = (net.rack(src), net.rack(dst));
+        let (fwd, rev) = self.paths.entry(key).or_insert_with(|| {
             let hops = |a: u32, b: u32| -> Vec<Hop> {
                 net.path(a, b)
                     .iter()
