@@ -154,3 +154,21 @@ def test_killed_run_never_looks_complete(tmp_path, small_spec):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert not (out / "summary.json").exists()
+
+
+def test_progress_bar_draws_and_clears():
+    import io
+
+    from dcsim.progress import ProgressBar
+
+    buf = io.StringIO()
+    bar = ProgressBar(stream=buf, enabled=True)
+    bar({"flows_done": 500, "flows_total": 2000, "wall_seconds": 2.0, "events": 10_000_000, "sim_time_us": 1234.5})
+    line = buf.getvalue()
+    assert "25.0%" in line and "flows 500/2000" in line and "5.0 M ev/s" in line and "ETA     6s" in line
+    assert "1.234 ms" in line or "1.235 ms" in line
+    bar.close()
+    assert buf.getvalue().endswith("\r")
+    quiet = io.StringIO()
+    ProgressBar(stream=quiet, enabled=False)({"flows_done": 1, "flows_total": 2, "wall_seconds": 1, "events": 1, "sim_time_us": 1})
+    assert quiet.getvalue() == ""

@@ -235,6 +235,10 @@ pub struct WorkloadSpec {
     pub duration_ms: f64,
     /// Fraction of the first flows (by arrival) left out of the statistics. Default 0.
     pub warmup_fraction: f64,
+    /// Give every generated flow a deadline: arrival + max(1.25 × its ideal FCT, X) with X
+    /// exponential of this mean, µs (pHost §4.3, citing pFabric: mean 1000 µs). 0 (default):
+    /// no deadlines (trace deadlines are used as given).
+    pub deadline_mean_us: f64,
 }
 
 /// Protocols.
@@ -764,6 +768,7 @@ const WORKLOAD_KEYS: &[&str] = &[
     "flows",
     "duration_ms",
     "warmup_fraction",
+    "deadline_mean_us",
 ];
 const BIMODAL_KEYS: &[&str] = &["small_bytes", "large_bytes", "p_small"];
 const TRANSPORT_KEYS: &[&str] = &[
@@ -1176,6 +1181,13 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
         flows,
         duration_ms: w.f64_in("duration_ms", 0.0, 0.0, 1e9, "must be >= 0 (0 = no limit)")?,
         warmup_fraction: w.f64_in("warmup_fraction", 0.0, 0.0, 0.99, "must be in [0, 0.99]")?,
+        deadline_mean_us: w.f64_in(
+            "deadline_mean_us",
+            0.0,
+            0.0,
+            1e12,
+            "must be >= 0 (0 = no deadlines)",
+        )?,
     })
 }
 

@@ -193,9 +193,18 @@ impl Simulation {
         ideal_fct(size_bytes, fwd, rev)
     }
 
+    /// A generated deadline is at least 1.25 × the flow's ideal FCT after its start (pHost §4.3).
+    fn floor_deadline(&self, f: &mut FlowArrival, ideal: SimTime) {
+        if self.spec.workload.deadline_mean_us > 0.0 && f.deadline != SimTime::MAX {
+            let floor = f.start + SimTime(ideal.as_ps() + ideal.as_ps() / 4);
+            f.deadline = f.deadline.max(floor);
+        }
+    }
+
     fn start_next_flow(&mut self) {
-        let f = self.next.take().expect("a NextFlow event always has a flow");
+        let mut f = self.next.take().expect("a NextFlow event always has a flow");
         let ideal = self.ideal_fct(f.src, f.dst, f.size_bytes);
+        self.floor_deadline(&mut f, ideal);
         self.records.push(&f, ideal);
         self.transport.start_flow(&f, &mut self.fab);
         self.schedule_next_arrival();
@@ -230,8 +239,9 @@ impl Simulation {
     /// the same flows a packet-level run with this seed sees.
     fn run_ideal(mut self, wall: Instant) -> RunOutput {
         let mut flows = Vec::new();
-        while let Some(f) = self.workload.next_flow() {
+        while let Some(mut f) = self.workload.next_flow() {
             let ideal = self.ideal_fct(f.src, f.dst, f.size_bytes);
+            self.floor_deadline(&mut f, ideal);
             self.records.push(&f, ideal);
             flows.push(f);
         }

@@ -69,6 +69,8 @@ pub struct Generator {
     rng_time: Rng,
     rng_size: Rng,
     rng_pair: Rng,
+    rng_deadline: Rng,
+    deadline_mean_s: f64,
     pending: VecDeque<FlowArrival>,
 }
 
@@ -129,6 +131,8 @@ impl Generator {
             rng_time: Rng::stream(spec.seed, 1),
             rng_size: Rng::stream(spec.seed, 2),
             rng_pair,
+            rng_deadline: Rng::stream(spec.seed, 4),
+            deadline_mean_s: w.deadline_mean_us / 1e6,
             pending: VecDeque::new(),
         })
     }
@@ -159,7 +163,7 @@ impl Generator {
         }
         if let Some(f) = self.pending.pop_front() {
             self.issued += 1;
-            return Some(f);
+            return Some(self.with_deadline(f));
         }
         let id = self.issued as u32;
         let flow = match &mut self.source {
@@ -209,7 +213,8 @@ impl Generator {
                         request,
                     });
                 }
-                self.pending.pop_front().expect("at least one sender")
+                let first = self.pending.pop_front().expect("at least one sender");
+                first
             }
             Source::Trace { rows, pos } => {
                 let r = &rows[*pos];
@@ -233,7 +238,17 @@ impl Generator {
             }
         };
         self.issued += 1;
-        Some(flow)
+        Some(self.with_deadline(flow))
+    }
+
+    /// Draws a generated flow's deadline draw X (pHost §4.3): deadline = start + X; the
+    /// simulation later raises it to at least start + 1.25 × the flow's ideal FCT.
+    fn with_deadline(&mut self, mut f: FlowArrival) -> FlowArrival {
+        if self.deadline_mean_s > 0.0 && f.deadline == SimTime::MAX {
+            f.deadline = f.start
+                + SimTime::from_secs_f64(self.rng_deadline.exponential(self.deadline_mean_s));
+        }
+        f
     }
 }
 

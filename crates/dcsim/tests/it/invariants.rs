@@ -108,3 +108,38 @@ fn event_driven_fifo_ports_reproduce_the_fast_path() {
         "the event path needs transmit-complete events"
     );
 }
+
+#[test]
+fn generated_deadlines_follow_the_phost_rule_and_do_not_depend_on_the_protocol() {
+    // deadline = start + max(1.25 × ideal FCT, X), X ~ Exp(mean 1000 µs) (pHost §4.3).
+    let toml = "[topology]\nracks = 3\nhosts_per_rack = 4\nspines = 2\n[workload]\nflows = 2000\nload = 0.5\ndeadline_mean_us = 1000\n";
+    let a = run(spec(&format!("{toml}[transport]\nprotocol = \"dctcp\"\n")), &[]);
+    let b = run(
+        spec(&format!(
+            "{toml}[transport]\nprotocol = \"pfabric\"\n[pfabric]\npriority = \"deadline\"\n"
+        )),
+        &[],
+    );
+    assert_eq!(a.records.deadline_ps, b.records.deadline_ps);
+    let r = &a.records;
+    let (mut short_sum, mut short_n, mut floored) = (0.0, 0, 0);
+    for i in 0..r.len() {
+        let rel = r.deadline_ps[i] - r.start_ps[i];
+        assert!(rel >= r.ideal_ps[i] + r.ideal_ps[i] / 4, "flow {i} below the 1.25 × ideal floor");
+        floored += usize::from(rel == r.ideal_ps[i] + r.ideal_ps[i] / 4);
+        // For flows whose ideal FCT is ≤ 50 µs the floor (≤ 62.5 µs) almost never binds, so
+        // their relative deadlines are the exponential draw: mean ≈ 1000 µs.
+        if r.ideal_ps[i] <= 50_000_000 {
+            short_sum += rel as f64 / 1e6;
+            short_n += 1;
+        }
+    }
+    let mean = short_sum / short_n as f64;
+    assert!(
+        short_n > 500 && (900.0..1100.0).contains(&mean),
+        "{short_n} short flows, mean relative deadline {mean} µs"
+    );
+    assert!(floored > 100, "large flows sit on the 1.25 × ideal floor");
+    assert_eq!(a.summary.deadline_flows, 2000);
+    assert!(b.summary.deadline_met_fraction > 0.0 && b.summary.deadline_met_fraction <= 1.0);
+}
