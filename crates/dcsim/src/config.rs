@@ -29,6 +29,8 @@ pub struct Spec {
     pub dctcp: DctcpSpec,
     /// pFabric settings (used when `transport.protocol = "pfabric"`).
     pub pfabric: PfabricSpec,
+    /// pHost settings (used when `transport.protocol = "phost"`).
+    pub phost: PhostSpec,
     /// Simulator implementation choices that do not change the model.
     pub engine: EngineSpec,
 }
@@ -253,6 +255,46 @@ pub enum Protocol {
     Pfabric,
     /// Ideal: flow-level end-to-end SRPT over the same flows (pFabric HotNets §3).
     Ideal,
+    /// pHost: receiver-driven tokens (see `[phost]`).
+    Phost,
+}
+
+/// Which reading of pHost's parameters (reference §3.3).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PhostPreset {
+    /// The paper's §4.1: 8 free tokens per flow, expiry 1.5, downgrade 8, re-issue 24 MTU
+    /// times, short/long data priorities.
+    Paper,
+    /// The authors' public code: free tokens only for flows of ≤ 8 packets, downgrade 25 and
+    /// re-issue 9 MTU times, all data at one priority.
+    AuthorsCode,
+}
+
+/// `[phost]` (pHost §3-4.1, reference §3). Times are in MTU transmission times at the host
+/// rate (1.2 µs at 10 Gbps).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PhostSpec {
+    /// `paper` (default) or `authors-code`: sets the defaults of the fields below.
+    pub preset: PhostPreset,
+    /// Free tokens per flow (paper and code: 8).
+    pub free_tokens: u32,
+    /// Free tokens only for flows of at most `free_tokens` packets (code: true; paper: false,
+    /// every flow gets min(size, free_tokens)).
+    pub free_tokens_only_short: bool,
+    /// Token lifetime at the source (1.5).
+    pub token_expiry_mtu: f64,
+    /// Unanswered tokens that downgrade a flow (8, a BDP).
+    pub downgrade_after_tokens: u32,
+    /// Downgrade period (paper 8, code 25).
+    pub downgrade_mtu: f64,
+    /// Wait before re-issuing tokens for missing packets (paper 24, code 9).
+    pub reissue_mtu: f64,
+    /// Flows of at most this many packets send data at the second priority, longer ones at
+    /// the third (8).
+    pub short_flow_pkts: u32,
+    /// Separate short/long data priorities (paper true; code false: all data at one).
+    pub data_priorities: bool,
 }
 
 /// pFabric's end-host rate control.
@@ -387,7 +429,7 @@ impl Serialize for DupAckThreshold {
 /// `[transport]`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct TransportSpec {
-    /// `dctcp` (default), `tcp`, `pfabric` or `ideal`.
+    /// `dctcp` (default), `tcp`, `pfabric`, `ideal` or `phost`.
     pub protocol: Protocol,
     /// Initial congestion window, packets. Default 12 (pFabric scripts, reference §7.1).
     pub initial_window_pkts: u32,
@@ -725,7 +767,18 @@ pub fn parse_bytes(s: &str) -> Option<u64> {
 }
 
 const TOP_KEYS: &[&str] =
-    &["seed", "name", "topology", "workload", "transport", "dctcp", "pfabric", "engine"];
+    &["seed", "name", "topology", "workload", "transport", "dctcp", "pfabric", "phost", "engine"];
+const PHOST_KEYS: &[&str] = &[
+    "preset",
+    "free_tokens",
+    "free_tokens_only_short",
+    "token_expiry_mtu",
+    "downgrade_after_tokens",
+    "downgrade_mtu",
+    "reissue_mtu",
+    "short_flow_pkts",
+    "data_priorities",
+];
 const PFABRIC_KEYS: &[&str] = &[
     "rate_control",
     "buffer_bytes",
@@ -853,7 +906,44 @@ impl Spec {
         pfabric.thresholds = resolve_thresholds(&pf, &pfabric, &workload)?;
         // Resolve the derived window cap so the spec shows (and a run's identity covers) it.
         pfabric.max_window_pkts = pfabric.max_window(pfabric.buffer(&transport, &topology));
-        let spec = Spec { seed, name, topology, workload, transport, dctcp, pfabric, engine };
+        let ph = Section::new("phost", top.raw("phost"), PHOST_KEYS)?;
+        let preset = ph.choice(
+            "preset",
+            PhostPreset::Paper,
+            &[("paper", PhostPreset::Paper), ("authors-code", PhostPreset::AuthorsCode)],
+        )?;
+        let code = preset == PhostPreset::AuthorsCode;
+        let phost = PhostSpec {
+            preset,
+            free_tokens: ph.u32_in("free_tokens", 8, 0, 1_000_000)?,
+            free_tokens_only_short: ph.bool("free_tokens_only_short", code)?,
+            token_expiry_mtu: ph.f64_in(
+                "token_expiry_mtu",
+                1.5,
+                0.01,
+                1e6,
+                "must be a positive number of MTU times",
+            )?,
+            downgrade_after_tokens: ph.u32_in("downgrade_after_tokens", 8, 1, 1_000_000)?,
+            downgrade_mtu: ph.f64_in(
+                "downgrade_mtu",
+                if code { 25.0 } else { 8.0 },
+                0.0,
+                1e9,
+                "must be >= 0 MTU times",
+            )?,
+            reissue_mtu: ph.f64_in(
+                "reissue_mtu",
+                if code { 9.0 } else { 24.0 },
+                0.01,
+                1e9,
+                "must be a positive number of MTU times",
+            )?,
+            short_flow_pkts: ph.u32_in("short_flow_pkts", 8, 0, 1_000_000_000)?,
+            data_priorities: ph.bool("data_priorities", !code)?,
+        };
+        let spec =
+            Spec { seed, name, topology, workload, transport, dctcp, pfabric, phost, engine };
         spec.check_files()?;
         Ok(spec)
     }
@@ -1200,6 +1290,7 @@ fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSp
             ("tcp", Protocol::Tcp),
             ("pfabric", Protocol::Pfabric),
             ("ideal", Protocol::Ideal),
+            ("phost", Protocol::Phost),
         ],
     )?;
     let dupack_threshold = match t.raw("dupack_threshold") {

@@ -19,6 +19,10 @@ pub enum PacketKind {
     Ack,
     /// A 1-byte probe (MinTCP's probe mode): the receiver answers with an ACK.
     Probe,
+    /// pHost request-to-send: a new flow announces itself to its destination.
+    Rts,
+    /// pHost token: the destination grants the source one packet (`seq`).
+    Token,
 }
 
 /// ECN codepoints and the echo flag, as bits.
@@ -31,7 +35,7 @@ pub mod ecn {
     pub const ECE: u8 = 4;
 }
 
-/// One packet. Small and `Copy`: 48 bytes (checked by a test).
+/// One packet. Small and `Copy`: 56 bytes (checked by a test).
 #[derive(Copy, Clone, Debug)]
 pub struct Packet {
     /// Global id of the flow (never reused within a run).
@@ -62,6 +66,10 @@ pub struct Packet {
     /// Ports this packet has been offered to so far (0 before the source NIC); counted only
     /// while scripted losses are active.
     pub hops: u8,
+    /// pHost: the token sequence number a token carries, or that a data packet used.
+    pub token: u32,
+    /// pHost: on a token, the packets the destination still misses (the source's SRPT key).
+    pub remaining: u32,
 }
 
 impl Packet {
@@ -91,6 +99,8 @@ impl Packet {
             class: 0,
             retransmit: false,
             hops: 0,
+            token: 0,
+            remaining: 0,
         }
     }
 
@@ -173,6 +183,6 @@ impl PacketPool {
 mod tests {
     #[test]
     fn packet_stays_small() {
-        assert_eq!(std::mem::size_of::<super::Packet>(), 48);
+        assert_eq!(std::mem::size_of::<super::Packet>(), 56);
     }
 }

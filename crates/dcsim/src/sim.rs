@@ -10,6 +10,7 @@ use crate::queue::{
     AnyQueue, DropTail, EcnMarking, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue,
 };
 use crate::topology::{Network, NodeKind, PortInfo};
+use crate::transport::phost::{PhostParams, PhostTransport};
 use crate::transport::window::{Completion, WindowParams, WindowTransport};
 use crate::transport::{AnyCc, Dctcp, LineRate, MinTcp, Reno};
 use crate::workload::{FlowArrival, Generator};
@@ -42,7 +43,8 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
             }
             (params, cc)
         }
-        Protocol::Tcp | Protocol::Dctcp => {
+        // pHost has its own mechanism; these window settings go unused for it.
+        Protocol::Tcp | Protocol::Dctcp | Protocol::Phost => {
             let params = WindowParams::tcp(
                 t.initial_window_pkts,
                 t.max_window_pkts,
@@ -59,6 +61,49 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
             };
             (params, cc)
         }
+    }
+}
+
+/// The transport mechanism a run uses (each protocol family is a mechanism; window protocols
+/// share one, receiver-driven ones have their own).
+enum Transport {
+    Window(WindowTransport),
+    Phost(PhostTransport),
+}
+
+impl Transport {
+    fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+        match self {
+            Transport::Window(t) => t.start_flow(f, fab),
+            Transport::Phost(t) => t.start_flow(f, fab),
+        }
+    }
+
+    fn on_packet(&mut self, id: crate::packet::PacketId, fab: &mut Fabric) -> Option<Completion> {
+        match self {
+            Transport::Window(t) => t.on_packet(id, fab),
+            Transport::Phost(t) => t.on_packet(id, fab),
+        }
+    }
+}
+
+/// pHost's settings in absolute units.
+fn phost_params(spec: &Spec) -> PhostParams {
+    let p = &spec.phost;
+    let rate = spec.topology.host_rate();
+    let t_mtu = rate.tx_time(crate::units::MTU_BYTES as u64);
+    let mtus = |k: f64| SimTime((t_mtu.as_ps() as f64 * k).round() as u64);
+    PhostParams {
+        rate,
+        t_mtu,
+        free_tokens: p.free_tokens,
+        free_tokens_only_short: p.free_tokens_only_short,
+        token_expiry: mtus(p.token_expiry_mtu),
+        downgrade_after: p.downgrade_after_tokens,
+        downgrade_for: mtus(p.downgrade_mtu),
+        reissue_after: mtus(p.reissue_mtu),
+        short_flow_pkts: p.short_flow_pkts,
+        data_priorities: p.data_priorities,
     }
 }
 
@@ -90,7 +135,7 @@ pub struct RunOutput {
 pub struct Simulation {
     spec: Spec,
     fab: Fabric,
-    transport: WindowTransport,
+    transport: Transport,
     workload: Generator,
     records: FlowRecords,
     next: Option<FlowArrival>,
@@ -124,7 +169,7 @@ impl Simulation {
                 Protocol::Pfabric if queues > 0 => PortQueue::Scheduled(AnyQueue::StrictPriority(
                     StrictPriorityQueue::new(queues, buffer, reserved),
                 )),
-                Protocol::Pfabric => {
+                Protocol::Pfabric | Protocol::Phost => {
                     PortQueue::Scheduled(AnyQueue::PriorityDrop(PriorityDropQueue::new(buffer)))
                 }
                 _ if timeline => PortQueue::Timeline(DropTail::new(buffer)),
@@ -134,6 +179,7 @@ impl Simulation {
         };
         let net = Network::build(&spec.topology, &factory);
         let fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
+        let n_hosts = spec.topology.n_hosts();
         let (params, cc) = transport_for(&spec);
         let stop_at = if spec.workload.duration_ms > 0.0 {
             SimTime::from_secs_f64(spec.workload.duration_ms / 1e3)
@@ -141,7 +187,12 @@ impl Simulation {
             SimTime::MAX
         };
         Ok(Simulation {
-            transport: WindowTransport::new(params, cc),
+            transport: match spec.transport.protocol {
+                Protocol::Phost => {
+                    Transport::Phost(PhostTransport::new(phost_params(&spec), n_hosts))
+                }
+                _ => Transport::Window(WindowTransport::new(params, cc)),
+            },
             fab,
             workload,
             records: FlowRecords::default(),
@@ -319,7 +370,21 @@ impl Simulation {
                     }
                 }
                 Event::TxDone(port) => self.fab.on_tx_done(port),
-                Event::Timer(slot, gen) => self.transport.on_timer(slot, gen, &mut self.fab),
+                Event::Timer(slot, gen) => {
+                    if let Transport::Window(t) = &mut self.transport {
+                        t.on_timer(slot, gen, &mut self.fab)
+                    }
+                }
+                Event::SourceWake(host) => {
+                    if let Transport::Phost(t) = &mut self.transport {
+                        t.on_source_wake(host, &mut self.fab)
+                    }
+                }
+                Event::TokenClock(host) => {
+                    if let Transport::Phost(t) = &mut self.transport {
+                        t.on_token_clock(host, &mut self.fab)
+                    }
+                }
                 Event::NextFlow => self.start_next_flow(),
             }
             if self.fab.sched.processed() & 0xFFFF == 0 {

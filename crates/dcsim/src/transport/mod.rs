@@ -12,6 +12,7 @@
 
 pub mod dctcp;
 pub mod pfabric;
+pub mod phost;
 pub mod tcp;
 pub mod window;
 

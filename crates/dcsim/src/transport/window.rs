@@ -252,6 +252,7 @@ impl WindowTransport {
                 on_data(fl, &p, fab);
                 None
             }
+            PacketKind::Rts | PacketKind::Token => None, // not this transport's
             PacketKind::Ack => {
                 if on_ack(&self.params, p.slot, fl, &p, fab) {
                     let done = Completion {
@@ -417,6 +418,8 @@ fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
         class: fl.class,
         retransmit,
         hops: 0,
+        token: 0,
+        remaining: 0,
     };
     fab.inject(fl.src, p);
 }
@@ -437,6 +440,8 @@ fn send_probe(slot: u32, fl: &mut Flow, fab: &mut Fabric) {
         class: 0,
         retransmit: false,
         hops: 0,
+        token: 0,
+        remaining: 0,
     };
     fab.inject(fl.src, p);
 }
@@ -466,6 +471,8 @@ fn on_data(fl: &mut Flow, p: &Packet, fab: &mut Fabric) {
         class: 0,
         retransmit: false,
         hops: 0,
+        token: 0,
+        remaining: 0,
     };
     fab.inject(fl.dst, ack);
 }

@@ -213,8 +213,7 @@ impl Generator {
                         request,
                     });
                 }
-                let first = self.pending.pop_front().expect("at least one sender");
-                first
+                self.pending.pop_front().expect("at least one sender")
             }
             Source::Trace { rows, pos } => {
                 let r = &rows[*pos];

@@ -24,6 +24,8 @@ fn invariants_hold_across_configurations() {
         format!("{small_ls}[workload]\nflows = 300\nload = 0.8\nflow_sizes = \"datamining\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrate_control = \"linerate\"\nbuffer_bytes = 22500\n"),
         "[topology]\nkind = \"fat-tree\"\nk = 4\n[workload]\nflows = 300\nload = 0.9\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nbuffer_bytes = 9000\nrto_us = 20\n".into(),
         format!("{small_ls}[workload]\nflows = 400\nload = 0.7\n[transport]\nprotocol = \"ideal\"\n"),
+        format!("{small_ls}[workload]\nflows = 500\nload = 0.8\n[transport]\nprotocol = \"phost\"\n"),
+        format!("{small_ls}buffer_bytes = 6000\n[workload]\nflows = 300\nload = 0.8\nflow_sizes = \"imc10\"\n[transport]\nprotocol = \"phost\"\n[phost]\npreset = \"authors-code\"\n"),
     ];
     for toml in &cases {
         let out = run(spec(toml), &[]);
@@ -72,7 +74,7 @@ fn the_workload_does_not_depend_on_the_protocol() {
     // DCTCP see exactly the same flows (what makes protocol comparisons like with like).
     let toml = "[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n[workload]\nflows = 200\n";
     let a = run(spec(&format!("{toml}[transport]\nprotocol = \"tcp\"\n")), &[]);
-    for other in ["dctcp", "pfabric", "ideal"] {
+    for other in ["dctcp", "pfabric", "ideal", "phost"] {
         let b = run(spec(&format!("{toml}[transport]\nprotocol = \"{other}\"\n")), &[]);
         assert_eq!(a.records.start_ps, b.records.start_ps);
         assert_eq!(a.records.src, b.records.src);

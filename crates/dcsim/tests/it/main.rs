@@ -4,4 +4,5 @@
 mod analytic;
 mod common;
 mod invariants;
+mod phost;
 mod scenarios;

@@ -1,0 +1,415 @@
+//! pHost (Gao et al., CoNEXT'15): receiver-driven transport with per-packet tokens over a
+//! commodity fabric with a few priority levels (paper §3; reference §3).
+//!
+//! * **Source (Algorithm 1).** On a flow's arrival the source sends a 40-byte RTS to the
+//!   destination and adds the flow's free tokens (§3.2: "a few free tokens per flow (akin to
+//!   TCP's initial congestion window)"). Whenever its NIC is free it drops expired tokens and,
+//!   among flows holding a valid token, takes the flow with the fewest remaining packets (§3.3:
+//!   SRPT at the source, ties to the earlier flow) and sends the packet its earliest-expiring
+//!   token names, stamped with that token's sequence number. The source never times out.
+//! * **Destination (Algorithm 2).** It keeps the flows it has an RTS (or data) for. Once per
+//!   MTU transmission time it picks the flow with the fewest packets still missing (SRPT) that
+//!   is not waiting for a re-issue timeout and not downgraded, and sends it one token naming the
+//!   next missing packet (round robin over the missing ones) and the number still missing.
+//!   A flow with more than `downgrade_after` tokens unanswered (tokens sent minus the highest
+//!   token sequence seen in its data) is skipped until `downgrade_for` has passed since its last
+//!   token (§3.2 "source downgrading"). Once every packet has a token, the destination waits
+//!   `reissue_after` and then issues tokens again for the packets still missing — the only loss
+//!   recovery. When every packet has arrived it sends one ACK; the FCT ends when that ACK reaches
+//!   the source. Slots right after an RTS with free tokens are left unused (`hold`), so the
+//!   destination's link is free for the unsolicited packets (the authors' simulator, reference
+//!   §3.4).
+//! * **Priorities (§3.3).** Control packets (RTS, tokens, ACKs) at priority 0; data of short
+//!   flows (≤ `short_flow_pkts` packets) at 1 and of long flows at 2 (or all data at 1 when
+//!   `data_priorities` is off). Switches are pFabric-style ports with these three numbers.
+//!
+//! Parameters default to the paper's §4.1 values; `phost.preset = "authors-code"` switches to the
+//! public code's (reference §3.3).
+
+use crate::fabric::{Event, Fabric};
+use crate::packet::{Packet, PacketId, PacketKind};
+use crate::transport::window::Completion;
+use crate::units::{BitRate, CONTROL_BYTES, HEADER_BYTES, MSS_BYTES, MTU_BYTES};
+use crate::workload::FlowArrival;
+use dcsim_engine::SimTime;
+
+/// pHost's settings, in absolute units.
+#[derive(Clone, Debug)]
+pub struct PhostParams {
+    /// Host link rate.
+    pub rate: BitRate,
+    /// One MTU (1500 B) transmission time at the host rate: the token clock's period.
+    pub t_mtu: SimTime,
+    /// Free tokens per flow.
+    pub free_tokens: u32,
+    /// Free tokens only for flows that fit in them entirely (the authors' code), instead of
+    /// `min(size, free_tokens)` for every flow (the paper).
+    pub free_tokens_only_short: bool,
+    /// How long a token stays valid after it reaches the source.
+    pub token_expiry: SimTime,
+    /// Unanswered tokens that downgrade a flow.
+    pub downgrade_after: u32,
+    /// How long a downgraded flow waits after its last token.
+    pub downgrade_for: SimTime,
+    /// How long after its last token a flow waits before tokens are re-issued for the packets
+    /// still missing.
+    pub reissue_after: SimTime,
+    /// Flows of at most this many packets send data at priority 1, longer ones at 2.
+    pub short_flow_pkts: u32,
+    /// Use the short/long data priorities (else all data at priority 1).
+    pub data_priorities: bool,
+}
+
+/// A 40-byte control packet of flow `fl`.
+fn control(kind: PacketKind, slot: u32, fl: &Flow, from: u32, to: u32, now: SimTime) -> Packet {
+    Packet::new(kind, fl.id, slot, from, to, 0, CONTROL_BYTES, now)
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Token {
+    expiry: SimTime,
+    token_seq: u32,
+    data_seq: u32,
+}
+
+/// One flow, both ends (the slot is shared, as in the window transport).
+#[derive(Debug, Default)]
+struct Flow {
+    id: u32,
+    active: bool,
+    src: u32,
+    dst: u32,
+    size_bytes: u64,
+    n_pkts: u32,
+    // source
+    tokens: Vec<Token>,
+    remaining_at_sender: u32,
+    packets_sent: u32,
+    // destination
+    known: bool,
+    received: Vec<u64>,
+    received_count: u32,
+    tokens_sent: u32,
+    goal: u32,
+    responded: u32,
+    last_token: SimTime,
+    resend_deadline: Option<SimTime>,
+    next_request: u32,
+    reissues: u32,
+}
+
+impl Flow {
+    fn has(&self, seq: u32) -> bool {
+        self.received[(seq / 64) as usize] & (1 << (seq % 64)) != 0
+    }
+}
+
+/// Per-host state: the flows it sends and receives, and its two clocks.
+#[derive(Debug, Default, Clone)]
+struct Host {
+    sending: Vec<u32>,
+    receiving: Vec<u32>,
+    sender_wake_pending: bool,
+    clock_pending: bool,
+    hold: u32,
+}
+
+/// The pHost transport: flow table, hosts, and the two algorithms.
+#[derive(Debug)]
+pub struct PhostTransport {
+    params: PhostParams,
+    flows: Vec<Flow>,
+    free: Vec<u32>,
+    hosts: Vec<Host>,
+}
+
+impl PhostTransport {
+    /// A transport for `n_hosts` hosts.
+    pub fn new(params: PhostParams, n_hosts: u32) -> Self {
+        PhostTransport {
+            params,
+            flows: Vec::new(),
+            free: Vec::new(),
+            hosts: vec![Host::default(); n_hosts as usize],
+        }
+    }
+
+    /// Starts flow `f`: RTS, free tokens, and a wake-up for the source.
+    pub fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+        let n = crate::units::Bytes(f.size_bytes).packets();
+        let free = self.free_tokens(n);
+        let p = &self.params;
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.flows.push(Flow::default());
+            (self.flows.len() - 1) as u32
+        });
+        let now = fab.now();
+        let fl = &mut self.flows[slot as usize];
+        let mut received = std::mem::take(&mut fl.received);
+        let mut tokens = std::mem::take(&mut fl.tokens);
+        received.clear();
+        received.resize((n as usize).div_ceil(64), 0);
+        tokens.clear();
+        // Free tokens expire when the flow could have sent them all plus the usual margin
+        // (start + (n + 1.5) T_mtu in the authors' code, reference §3.3).
+        let free_expiry = now + SimTime(p.t_mtu.as_ps() * free as u64) + p.token_expiry;
+        tokens.extend((0..free).map(|i| Token { expiry: free_expiry, token_seq: i, data_seq: i }));
+        *fl = Flow {
+            id: f.id,
+            active: true,
+            src: f.src,
+            dst: f.dst,
+            size_bytes: f.size_bytes,
+            n_pkts: n,
+            tokens,
+            remaining_at_sender: n,
+            received,
+            ..Flow::default()
+        };
+        let rts = Packet {
+            remaining: n,
+            token: free,
+            ..control(PacketKind::Rts, slot, &self.flows[slot as usize], f.src, f.dst, now)
+        };
+        fab.inject(f.src, rts);
+        self.hosts[f.src as usize].sending.push(slot);
+        self.wake_sender(f.src, now, fab);
+    }
+
+    fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
+        let h = &mut self.hosts[host as usize];
+        if !h.sender_wake_pending {
+            h.sender_wake_pending = true;
+            fab.schedule(at, Event::SourceWake(host));
+        }
+    }
+
+    fn wake_clock(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
+        let h = &mut self.hosts[host as usize];
+        if !h.clock_pending {
+            h.clock_pending = true;
+            fab.schedule(at, Event::TokenClock(host));
+        }
+    }
+
+    /// The source's NIC is free: send one packet on the best valid token (Algorithm 1).
+    pub fn on_source_wake(&mut self, host: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        self.hosts[host as usize].sender_wake_pending = false;
+        let mut best: Option<(u32, u32, u32)> = None; // (remaining, id, slot)
+        for &slot in &self.hosts[host as usize].sending {
+            let fl = &mut self.flows[slot as usize];
+            fl.tokens.retain(|t| t.expiry >= now); // expired tokens are dropped (§3.2)
+            if !fl.tokens.is_empty() {
+                let key = (fl.remaining_at_sender, fl.id, slot);
+                if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
+                    best = Some(key);
+                }
+            }
+        }
+        let Some((_, _, slot)) = best else { return };
+        let p = &self.params;
+        let fl = &mut self.flows[slot as usize];
+        let i = (0..fl.tokens.len())
+            .min_by_key(|&i| (fl.tokens[i].expiry, fl.tokens[i].token_seq))
+            .expect("non-empty");
+        let t = fl.tokens.swap_remove(i);
+        let last = t.data_seq + 1 == fl.n_pkts;
+        let size = if last {
+            (fl.size_bytes - t.data_seq as u64 * MSS_BYTES as u64) as u32 + HEADER_BYTES
+        } else {
+            MTU_BYTES
+        };
+        let priority = if p.data_priorities && fl.n_pkts > p.short_flow_pkts { 2 } else { 1 };
+        fl.packets_sent += 1;
+        let data = Packet {
+            priority,
+            token: t.token_seq,
+            retransmit: fl.packets_sent > fl.n_pkts,
+            ..Packet::new(PacketKind::Data, fl.id, slot, fl.src, fl.dst, t.data_seq, size, now)
+        };
+        fab.inject(host, data);
+        // The NIC is busy for this packet's serialization; try again when it is free.
+        let next = now + p.rate.tx_time(size as u64);
+        self.wake_sender(host, next, fab);
+    }
+
+    /// The destination's token clock: at most one token per MTU time (Algorithm 2).
+    pub fn on_token_clock(&mut self, host: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let t_mtu = self.params.t_mtu;
+        let h = &mut self.hosts[host as usize];
+        h.clock_pending = false;
+        if h.receiving.is_empty() {
+            return;
+        }
+        if h.hold > 0 {
+            h.hold -= 1;
+            self.wake_clock(host, now + t_mtu, fab);
+            return;
+        }
+        // Flows in SRPT order: fewest packets missing first, ties to the earlier flow.
+        let mut order: Vec<(u32, u32, u32)> = h
+            .receiving
+            .iter()
+            .map(|&s| {
+                let fl = &self.flows[s as usize];
+                (fl.n_pkts - fl.received_count, fl.id, s)
+            })
+            .collect();
+        order.sort_unstable();
+        let p = &self.params;
+        let mut wake = SimTime::MAX;
+        let mut chosen = None;
+        for &(_, _, slot) in &order {
+            let fl = &mut self.flows[slot as usize];
+            if fl.received_count == fl.n_pkts {
+                continue;
+            }
+            if let Some(deadline) = fl.resend_deadline {
+                if now < deadline {
+                    wake = wake.min(deadline);
+                    continue;
+                }
+                // Re-issue: tokens again for every packet still missing (§3.2, reference §3.4).
+                fl.resend_deadline = None;
+                fl.goal += fl.n_pkts - fl.received_count;
+                fl.reissues += 1;
+            }
+            if fl.tokens_sent >= fl.goal {
+                continue;
+            }
+            if fl.tokens_sent - fl.responded.min(fl.tokens_sent) > p.downgrade_after {
+                let until = fl.last_token + p.downgrade_for;
+                if now < until {
+                    wake = wake.min(until);
+                    continue; // downgraded (§3.2)
+                }
+                fl.responded = fl.tokens_sent - p.downgrade_after; // relax after the period
+            }
+            chosen = Some(slot);
+            break;
+        }
+        let Some(slot) = chosen else {
+            if wake != SimTime::MAX {
+                self.wake_clock(host, wake.max(now), fab);
+            }
+            return;
+        };
+        let fl = &mut self.flows[slot as usize];
+        // The next missing packet, round robin after the previous request.
+        let n = fl.n_pkts;
+        let mut seq = fl.next_request % n;
+        while fl.has(seq) {
+            seq = (seq + 1) % n;
+        }
+        fl.next_request = seq + 1;
+        let token = Packet {
+            seq,
+            token: fl.tokens_sent,
+            remaining: n - fl.received_count,
+            ..Packet::new(PacketKind::Token, fl.id, slot, fl.dst, fl.src, 0, CONTROL_BYTES, now)
+        };
+        fl.tokens_sent += 1;
+        fl.last_token = now;
+        if fl.tokens_sent == fl.goal {
+            fl.resend_deadline = Some(now + p.reissue_after);
+        }
+        fab.inject(host, token);
+        self.wake_clock(host, now + t_mtu, fab);
+    }
+
+    /// A destination learns of a flow (its RTS, or its first data packet).
+    fn know(&mut self, slot: u32, free: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let fl = &mut self.flows[slot as usize];
+        if fl.known {
+            return;
+        }
+        fl.known = true;
+        fl.tokens_sent = free;
+        fl.goal = fl.n_pkts;
+        fl.next_request = free;
+        if free == fl.n_pkts {
+            fl.resend_deadline = Some(now + self.params.reissue_after);
+        }
+        let dst = fl.dst;
+        let h = &mut self.hosts[dst as usize];
+        h.receiving.push(slot);
+        h.hold += free; // leave the downlink free for the unsolicited packets
+        self.wake_clock(dst, now, fab);
+    }
+
+    /// A packet of this transport reached its destination host; frees it. Returns the
+    /// completion when an ACK finishes its flow.
+    pub fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
+        let p = *fab.pool.get(id);
+        fab.deliver(id);
+        let fl = self.flows.get(p.slot as usize)?;
+        if !fl.active || fl.id != p.flow {
+            return None;
+        }
+        let now = fab.now();
+        match p.kind {
+            PacketKind::Rts => self.know(p.slot, p.token, fab),
+            PacketKind::Data => {
+                let free = self.free_tokens(self.flows[p.slot as usize].n_pkts);
+                self.know(p.slot, free, fab);
+                let fl = &mut self.flows[p.slot as usize];
+                fl.responded = fl.responded.max(p.token + 1);
+                if !fl.has(p.seq) {
+                    fl.received[(p.seq / 64) as usize] |= 1 << (p.seq % 64);
+                    fl.received_count += 1;
+                    if fl.received_count == fl.n_pkts {
+                        let ack = control(PacketKind::Ack, p.slot, fl, fl.dst, fl.src, now);
+                        let dst = fl.dst;
+                        self.hosts[dst as usize].receiving.retain(|&s| s != p.slot);
+                        fab.inject(dst, ack);
+                    }
+                }
+            }
+            PacketKind::Token => {
+                let expiry = now + self.params.token_expiry;
+                let fl = &mut self.flows[p.slot as usize];
+                fl.tokens.push(Token { expiry, token_seq: p.token, data_seq: p.seq });
+                fl.remaining_at_sender = p.remaining;
+                let src = fl.src;
+                self.wake_sender(src, now, fab);
+            }
+            PacketKind::Ack => {
+                let fl = &mut self.flows[p.slot as usize];
+                let done = Completion {
+                    flow: fl.id,
+                    retransmits: fl.packets_sent - fl.n_pkts.min(fl.packets_sent),
+                    timeouts: fl.reissues,
+                    packets_sent: fl.packets_sent,
+                };
+                fl.active = false;
+                let src = fl.src;
+                self.hosts[src as usize].sending.retain(|&s| s != p.slot);
+                self.free.push(p.slot);
+                return Some(done);
+            }
+            PacketKind::Probe => {}
+        }
+        None
+    }
+
+    fn free_tokens(&self, n: u32) -> u32 {
+        let p = &self.params;
+        if p.free_tokens_only_short {
+            if n <= p.free_tokens {
+                n
+            } else {
+                0
+            }
+        } else {
+            n.min(p.free_tokens)
+        }
+    }
+
+    /// Flows started and not yet finished.
+    pub fn active_flows(&self) -> usize {
+        self.flows.iter().filter(|f| f.active).count()
+    }
+}
