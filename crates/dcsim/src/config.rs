@@ -295,6 +295,19 @@ pub struct PhostSpec {
     pub short_flow_pkts: u32,
     /// Separate short/long data priorities (paper true; code false: all data at one).
     pub data_priorities: bool,
+    /// `srpt` (default: fewest remaining packets first) or `edf` (earliest deadline first), at
+    /// both the source and the destination (§3.3).
+    pub policy: PhostPolicy,
+}
+
+/// pHost's scheduling policy.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PhostPolicy {
+    /// Shortest remaining processing time.
+    Srpt,
+    /// Earliest deadline first.
+    Edf,
 }
 
 /// pFabric's end-host rate control.
@@ -778,6 +791,7 @@ const PHOST_KEYS: &[&str] = &[
     "reissue_mtu",
     "short_flow_pkts",
     "data_priorities",
+    "policy",
 ];
 const PFABRIC_KEYS: &[&str] = &[
     "rate_control",
@@ -941,6 +955,11 @@ impl Spec {
             )?,
             short_flow_pkts: ph.u32_in("short_flow_pkts", 8, 0, 1_000_000_000)?,
             data_priorities: ph.bool("data_priorities", !code)?,
+            policy: ph.choice(
+                "policy",
+                PhostPolicy::Srpt,
+                &[("srpt", PhostPolicy::Srpt), ("edf", PhostPolicy::Edf)],
+            )?,
         };
         let spec =
             Spec { seed, name, topology, workload, transport, dctcp, pfabric, phost, engine };

@@ -104,6 +104,7 @@ fn phost_params(spec: &Spec) -> PhostParams {
         reissue_after: mtus(p.reissue_mtu),
         short_flow_pkts: p.short_flow_pkts,
         data_priorities: p.data_priorities,
+        edf: p.policy == crate::config::PhostPolicy::Edf,
     }
 }
 

@@ -58,6 +58,9 @@ pub struct PhostParams {
     pub short_flow_pkts: u32,
     /// Use the short/long data priorities (else all data at priority 1).
     pub data_priorities: bool,
+    /// Order flows by earliest deadline instead of fewest remaining packets, at both ends
+    /// (§3.3; flows without a deadline come last).
+    pub edf: bool,
 }
 
 /// A 40-byte control packet of flow `fl`.
@@ -81,6 +84,7 @@ struct Flow {
     dst: u32,
     size_bytes: u64,
     n_pkts: u32,
+    deadline: SimTime,
     // source
     tokens: Vec<Token>,
     remaining_at_sender: u32,
@@ -161,6 +165,7 @@ impl PhostTransport {
             dst: f.dst,
             size_bytes: f.size_bytes,
             n_pkts: n,
+            deadline: f.deadline,
             tokens,
             remaining_at_sender: n,
             received,
@@ -196,12 +201,14 @@ impl PhostTransport {
     pub fn on_source_wake(&mut self, host: u32, fab: &mut Fabric) {
         let now = fab.now();
         self.hosts[host as usize].sender_wake_pending = false;
-        let mut best: Option<(u32, u32, u32)> = None; // (remaining, id, slot)
+        let edf = self.params.edf;
+        let mut best: Option<(u64, u32, u32)> = None; // (policy key, id, slot)
         for &slot in &self.hosts[host as usize].sending {
             let fl = &mut self.flows[slot as usize];
             fl.tokens.retain(|t| t.expiry >= now); // expired tokens are dropped (§3.2)
             if !fl.tokens.is_empty() {
-                let key = (fl.remaining_at_sender, fl.id, slot);
+                let first = if edf { fl.deadline.as_ps() } else { fl.remaining_at_sender as u64 };
+                let key = (first, fl.id, slot);
                 if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
                     best = Some(key);
                 }
@@ -248,13 +255,17 @@ impl PhostTransport {
             self.wake_clock(host, now + t_mtu, fab);
             return;
         }
-        // Flows in SRPT order: fewest packets missing first, ties to the earlier flow.
-        let mut order: Vec<(u32, u32, u32)> = h
+        // Flows in policy order — SRPT: fewest packets missing; EDF: earliest deadline — ties
+        // to the earlier flow.
+        let edf = self.params.edf;
+        let mut order: Vec<(u64, u32, u32)> = h
             .receiving
             .iter()
             .map(|&s| {
                 let fl = &self.flows[s as usize];
-                (fl.n_pkts - fl.received_count, fl.id, s)
+                let first =
+                    if edf { fl.deadline.as_ps() } else { (fl.n_pkts - fl.received_count) as u64 };
+                (first, fl.id, s)
             })
             .collect();
         order.sort_unstable();

@@ -92,3 +92,22 @@ fn downgrading_stops_tokens_a_busy_source_does_not_use() {
     );
     // Both still finish every flow (checked by `run`).
 }
+
+#[test]
+fn edf_serves_the_earliest_deadline_instead_of_the_shortest_flow() {
+    // The same two flows as the SRPT test, but the long flow's deadline (62 µs) is earlier
+    // than the short flow's (1 ms): under EDF the long flow gets the tokens first and finishes
+    // first (59.4 µs, in time); under SRPT the short one does and the long flow finishes at
+    // 69.0 µs, too late.
+    let rows = ["0,0,2,58400,0,0.000062", "1,1,2,23360,0,0.001"];
+    let base = "[topology]\nkind = \"star\"\nhosts = 3\n[transport]\nprotocol = \"phost\"\n[phost]\npolicy = ";
+    let edf = run(spec_with_trace(&format!("{base}\"edf\"\n"), &rows), &[]);
+    let srpt = run(spec_with_trace(&format!("{base}\"srpt\"\n"), &rows), &[]);
+    assert!(fct_ps(&edf, 0) < fct_ps(&edf, 1), "EDF: the earlier deadline finishes first");
+    assert!(fct_ps(&srpt, 1) < fct_ps(&srpt, 0), "SRPT: the shorter flow finishes first");
+    assert_eq!(edf.summary.deadline_met_fraction, 1.0);
+    assert_eq!(
+        srpt.summary.deadline_met_fraction, 0.5,
+        "under SRPT the long flow misses its 62 µs"
+    );
+}
