@@ -295,8 +295,9 @@ pub struct PhostSpec {
     pub short_flow_pkts: u32,
     /// Separate short/long data priorities (paper true; code false: all data at one).
     pub data_priorities: bool,
-    /// `srpt` (default: fewest remaining packets first) or `edf` (earliest deadline first), at
-    /// both the source and the destination (§3.3).
+    /// `srpt` (default: fewest remaining packets first), `edf` (earliest deadline first) or
+    /// `tenant-fair` (the tenant with fewer bytes scheduled first, SRPT within; turns data
+    /// priorities and free tokens off unless they are set), at both ends (§3.3, §4.4).
     pub policy: PhostPolicy,
 }
 
@@ -308,6 +309,8 @@ pub enum PhostPolicy {
     Srpt,
     /// Earliest deadline first.
     Edf,
+    /// Fair between tenants (the tenant with fewer bytes scheduled first), SRPT within one.
+    TenantFair,
 }
 
 /// pFabric's end-host rate control.
@@ -955,12 +958,27 @@ impl Spec {
             )?,
             short_flow_pkts: ph.u32_in("short_flow_pkts", 8, 0, 1_000_000_000)?,
             data_priorities: ph.bool("data_priorities", !code)?,
-            policy: ph.choice(
-                "policy",
-                PhostPolicy::Srpt,
-                &[("srpt", PhostPolicy::Srpt), ("edf", PhostPolicy::Edf)],
-            )?,
+            policy: PhostPolicy::Srpt, // set below: it changes other fields' defaults
         };
+        let mut phost = phost;
+        phost.policy = ph.choice(
+            "policy",
+            PhostPolicy::Srpt,
+            &[
+                ("srpt", PhostPolicy::Srpt),
+                ("edf", PhostPolicy::Edf),
+                ("tenant-fair", PhostPolicy::TenantFair),
+            ],
+        )?;
+        if phost.policy == PhostPolicy::TenantFair {
+            // §4.4: "we turn off data packet priorities ... and remove free token" (unless set).
+            if ph.raw("data_priorities").is_none() {
+                phost.data_priorities = false;
+            }
+            if ph.raw("free_tokens").is_none() {
+                phost.free_tokens = 0;
+            }
+        }
         let spec =
             Spec { seed, name, topology, workload, transport, dctcp, pfabric, phost, engine };
         spec.check_files()?;

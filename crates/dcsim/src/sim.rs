@@ -104,7 +104,11 @@ fn phost_params(spec: &Spec) -> PhostParams {
         reissue_after: mtus(p.reissue_mtu),
         short_flow_pkts: p.short_flow_pkts,
         data_priorities: p.data_priorities,
-        edf: p.policy == crate::config::PhostPolicy::Edf,
+        policy: match p.policy {
+            crate::config::PhostPolicy::Srpt => crate::transport::phost::Policy::Srpt,
+            crate::config::PhostPolicy::Edf => crate::transport::phost::Policy::Edf,
+            crate::config::PhostPolicy::TenantFair => crate::transport::phost::Policy::TenantFair,
+        },
     }
 }
 

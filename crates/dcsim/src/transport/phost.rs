@@ -58,9 +58,41 @@ pub struct PhostParams {
     pub short_flow_pkts: u32,
     /// Use the short/long data priorities (else all data at priority 1).
     pub data_priorities: bool,
-    /// Order flows by earliest deadline instead of fewest remaining packets, at both ends
-    /// (§3.3; flows without a deadline come last).
-    pub edf: bool,
+    /// How both ends order flows.
+    pub policy: Policy,
+}
+
+/// pHost's scheduling policy (§3.3), applied at the source (which token to use) and at the
+/// destination (which flow gets the next token).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Fewest remaining packets first.
+    Srpt,
+    /// Earliest deadline first (flows without one last).
+    Edf,
+    /// The tenant with fewer bytes scheduled so far at this host first, SRPT within a tenant
+    /// (§4.4).
+    TenantFair,
+}
+
+/// The policy's ordering key for a flow: smaller goes first (ties broken by flow id).
+/// `remaining` is the flow's remaining packets as this end knows it; `tenant_bytes` the bytes
+/// this end has scheduled for the flow's tenant so far.
+fn policy_key(policy: Policy, fl: &Flow, remaining: u32, tenant_bytes: &[u64]) -> (u64, u64) {
+    match policy {
+        Policy::Srpt => (remaining as u64, 0),
+        Policy::Edf => (fl.deadline.as_ps(), 0),
+        Policy::TenantFair => {
+            (tenant_bytes.get(fl.tenant as usize).copied().unwrap_or(0), remaining as u64)
+        }
+    }
+}
+
+fn add_tenant_bytes(counts: &mut Vec<u64>, tenant: u32, bytes: u64) {
+    if counts.len() <= tenant as usize {
+        counts.resize(tenant as usize + 1, 0);
+    }
+    counts[tenant as usize] += bytes;
 }
 
 /// A 40-byte control packet of flow `fl`.
@@ -85,6 +117,7 @@ struct Flow {
     size_bytes: u64,
     n_pkts: u32,
     deadline: SimTime,
+    tenant: u32,
     // source
     tokens: Vec<Token>,
     remaining_at_sender: u32,
@@ -113,6 +146,10 @@ impl Flow {
 struct Host {
     sending: Vec<u32>,
     receiving: Vec<u32>,
+    /// Bytes this host has sent (as a source) per tenant, for the tenant-fair policy.
+    sent_by_tenant: Vec<u64>,
+    /// Bytes this host has granted tokens for (as a destination) per tenant.
+    granted_by_tenant: Vec<u64>,
     sender_wake_pending: bool,
     clock_pending: bool,
     hold: u32,
@@ -166,6 +203,7 @@ impl PhostTransport {
             size_bytes: f.size_bytes,
             n_pkts: n,
             deadline: f.deadline,
+            tenant: f.tenant,
             tokens,
             remaining_at_sender: n,
             received,
@@ -201,14 +239,18 @@ impl PhostTransport {
     pub fn on_source_wake(&mut self, host: u32, fab: &mut Fabric) {
         let now = fab.now();
         self.hosts[host as usize].sender_wake_pending = false;
-        let edf = self.params.edf;
-        let mut best: Option<(u64, u32, u32)> = None; // (policy key, id, slot)
-        for &slot in &self.hosts[host as usize].sending {
+        let policy = self.params.policy;
+        let h = &self.hosts[host as usize];
+        let mut best: Option<((u64, u64), u32, u32)> = None; // (policy key, id, slot)
+        for &slot in &h.sending {
             let fl = &mut self.flows[slot as usize];
             fl.tokens.retain(|t| t.expiry >= now); // expired tokens are dropped (§3.2)
             if !fl.tokens.is_empty() {
-                let first = if edf { fl.deadline.as_ps() } else { fl.remaining_at_sender as u64 };
-                let key = (first, fl.id, slot);
+                let key = (
+                    policy_key(policy, fl, fl.remaining_at_sender, &h.sent_by_tenant),
+                    fl.id,
+                    slot,
+                );
                 if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
                     best = Some(key);
                 }
@@ -235,7 +277,9 @@ impl PhostTransport {
             retransmit: fl.packets_sent > fl.n_pkts,
             ..Packet::new(PacketKind::Data, fl.id, slot, fl.src, fl.dst, t.data_seq, size, now)
         };
+        let tenant = fl.tenant;
         fab.inject(host, data);
+        add_tenant_bytes(&mut self.hosts[host as usize].sent_by_tenant, tenant, size as u64);
         // The NIC is busy for this packet's serialization; try again when it is free.
         let next = now + p.rate.tx_time(size as u64);
         self.wake_sender(host, next, fab);
@@ -257,15 +301,17 @@ impl PhostTransport {
         }
         // Flows in policy order — SRPT: fewest packets missing; EDF: earliest deadline — ties
         // to the earlier flow.
-        let edf = self.params.edf;
-        let mut order: Vec<(u64, u32, u32)> = h
+        let policy = self.params.policy;
+        let mut order: Vec<((u64, u64), u32, u32)> = h
             .receiving
             .iter()
             .map(|&s| {
                 let fl = &self.flows[s as usize];
-                let first =
-                    if edf { fl.deadline.as_ps() } else { (fl.n_pkts - fl.received_count) as u64 };
-                (first, fl.id, s)
+                (
+                    policy_key(policy, fl, fl.n_pkts - fl.received_count, &h.granted_by_tenant),
+                    fl.id,
+                    s,
+                )
             })
             .collect();
         order.sort_unstable();
@@ -323,6 +369,13 @@ impl PhostTransport {
         };
         fl.tokens_sent += 1;
         fl.last_token = now;
+        let tenant = fl.tenant;
+        add_tenant_bytes(
+            &mut self.hosts[host as usize].granted_by_tenant,
+            tenant,
+            MTU_BYTES as u64,
+        );
+        let fl = &mut self.flows[slot as usize];
         if fl.tokens_sent == fl.goal {
             fl.resend_deadline = Some(now + p.reissue_after);
         }
