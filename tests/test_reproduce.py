@@ -57,6 +57,13 @@ def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
     md = (docs / "figures.md").read_text()
     assert f"![{NAME}](figures/{NAME}.png)" in md and "published vs dcsim" in md
     assert (docs / "figures" / f"{NAME}.png").exists() and (docs / "figures" / f"{NAME}.csv").exists()
+    assert "paper scale" not in md
+    # A paper-scale result, when present, is shown as well.
+    shutil.copytree(out / NAME / "quick", out / NAME / "paper")
+    (out / NAME / "paper" / "comparison.md").write_text("### paper-scale table\n")
+    g = dcsim_cli("gallery", "--results", out, "--docs", docs)
+    md = (docs / "figures.md").read_text()
+    assert "paper-scale table" in md and (docs / "figures" / f"{NAME}-paper.png").exists()
 
 
 def test_unknown_experiment_suggests(experiments):

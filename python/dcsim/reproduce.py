@@ -186,6 +186,19 @@ def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale:
             f"Data: [`figures/{name}.csv`](figures/{name}.csv) · experiment: [`experiments/{name}/`](../experiments/{name}/)",
             "",
         ]
+        # A reproduction also run at paper scale gets that comparison and figure too.
+        paper = results / name / "paper"
+        if scale != "paper" and (paper / "comparison.md").exists() and (paper / "figure.png").exists():
+            shutil.copyfile(paper / "figure.png", fig_dir / f"{name}-paper.png")
+            shutil.copyfile(paper / "data.csv", fig_dir / f"{name}-paper.csv")
+            parts += [
+                f"![{name} at paper scale](figures/{name}-paper.png)",
+                "",
+                (paper / "comparison.md").read_text().strip(),
+                "",
+                f"Data: [`figures/{name}-paper.csv`](figures/{name}-paper.csv)",
+                "",
+            ]
     path = docs / "figures.md"
     path.write_text("\n".join(parts))
     return path
