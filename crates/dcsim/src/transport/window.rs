@@ -405,21 +405,11 @@ fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
         Some(rate) => edf_priority(fab.now(), fl.deadline, remaining, rate),
     };
     let p = Packet {
-        flow: fl.id,
-        slot,
-        src: fl.src,
-        dst: fl.dst,
-        seq,
-        size_bytes: size,
         priority,
-        timestamp: fab.now(),
-        kind: PacketKind::Data,
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
         class: fl.class,
         retransmit,
-        hops: 0,
-        token: 0,
-        remaining: 0,
+        ..Packet::new(PacketKind::Data, fl.id, slot, fl.src, fl.dst, seq, size, fab.now())
     };
     fab.inject(fl.src, p);
 }
@@ -427,21 +417,17 @@ fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
 /// MinTCP's probe: one byte of payload; the receiver answers with its cumulative ACK.
 fn send_probe(slot: u32, fl: &mut Flow, fab: &mut Fabric) {
     let p = Packet {
-        flow: fl.id,
-        slot,
-        src: fl.src,
-        dst: fl.dst,
-        seq: fl.snd_una,
-        size_bytes: HEADER_BYTES + 1,
         priority: fl.size_bytes.saturating_sub(fl.snd_una as u64 * MSS_BYTES as u64),
-        timestamp: fab.now(),
-        kind: PacketKind::Probe,
-        ecn: 0,
-        class: 0,
-        retransmit: false,
-        hops: 0,
-        token: 0,
-        remaining: 0,
+        ..Packet::new(
+            PacketKind::Probe,
+            fl.id,
+            slot,
+            fl.src,
+            fl.dst,
+            fl.snd_una,
+            HEADER_BYTES + 1,
+            fab.now(),
+        )
     };
     fab.inject(fl.src, p);
 }
@@ -458,21 +444,18 @@ fn on_data(fl: &mut Flow, p: &Packet, fab: &mut Fabric) {
         }
     }
     let ack = Packet {
-        flow: fl.id,
-        slot: p.slot,
-        src: fl.dst,
-        dst: fl.src,
-        seq: fl.rcv_nxt,
-        size_bytes: CONTROL_BYTES,
-        priority: 0,
-        timestamp: p.timestamp,
-        kind: PacketKind::Ack,
         ecn: if p.ecn & ecn::CE != 0 { ecn::ECE } else { 0 },
-        class: 0,
-        retransmit: false,
-        hops: 0,
-        token: 0,
-        remaining: 0,
+        // The data packet's send time, echoed for the sender's RTT sample.
+        ..Packet::new(
+            PacketKind::Ack,
+            fl.id,
+            p.slot,
+            fl.dst,
+            fl.src,
+            fl.rcv_nxt,
+            CONTROL_BYTES,
+            p.timestamp,
+        )
     };
     fab.inject(fl.dst, ack);
 }
