@@ -9,7 +9,7 @@ use crate::metrics::{ideal_fct, summarize, FlowRecords, Hop, RunCounters, Summar
 use crate::queue::{
     AnyQueue, DropTail, EcnMarking, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue,
 };
-use crate::topology::{Network, NodeKind, PortInfo};
+use crate::topology::{Network, PortInfo};
 use crate::transport::phost::{PhostParams, PhostTransport};
 use crate::transport::window::{Completion, WindowParams, WindowTransport};
 use crate::transport::{AnyCc, Dctcp, LineRate, MinTcp, Reno};
@@ -446,10 +446,5 @@ impl Simulation {
             return i64::MAX; // the pool disagrees with the queues and wires
         }
         c.created as i64 - accounted as i64
-    }
-
-    /// Node kind of `node` (for tests).
-    pub fn node_kind(&self, node: u32) -> NodeKind {
-        self.fab.net.kind(node)
     }
 }

@@ -162,6 +162,8 @@ pub struct PhostTransport {
     flows: Vec<Flow>,
     free: Vec<u32>,
     hosts: Vec<Host>,
+    /// Reused by the token clock to order a destination's flows (no allocation per tick).
+    order: Vec<((u64, u64), u32, u32)>,
 }
 
 impl PhostTransport {
@@ -172,6 +174,7 @@ impl PhostTransport {
             flows: Vec::new(),
             free: Vec::new(),
             hosts: vec![Host::default(); n_hosts as usize],
+            order: Vec::new(),
         }
     }
 
@@ -302,18 +305,12 @@ impl PhostTransport {
         // Flows in policy order — SRPT: fewest packets missing; EDF: earliest deadline — ties
         // to the earlier flow.
         let policy = self.params.policy;
-        let mut order: Vec<((u64, u64), u32, u32)> = h
-            .receiving
-            .iter()
-            .map(|&s| {
-                let fl = &self.flows[s as usize];
-                (
-                    policy_key(policy, fl, fl.n_pkts - fl.received_count, &h.granted_by_tenant),
-                    fl.id,
-                    s,
-                )
-            })
-            .collect();
+        let mut order = std::mem::take(&mut self.order);
+        order.clear();
+        order.extend(h.receiving.iter().map(|&s| {
+            let fl = &self.flows[s as usize];
+            (policy_key(policy, fl, fl.n_pkts - fl.received_count, &h.granted_by_tenant), fl.id, s)
+        }));
         order.sort_unstable();
         let p = &self.params;
         let mut wake = SimTime::MAX;
@@ -347,6 +344,7 @@ impl PhostTransport {
             chosen = Some(slot);
             break;
         }
+        self.order = order; // give the buffer back for the next tick
         let Some(slot) = chosen else {
             if wake != SimTime::MAX {
                 self.wake_clock(host, wake.max(now), fab);
@@ -470,10 +468,5 @@ impl PhostTransport {
         } else {
             n.min(p.free_tokens)
         }
-    }
-
-    /// Flows started and not yet finished.
-    pub fn active_flows(&self) -> usize {
-        self.flows.iter().filter(|f| f.active).count()
     }
 }

@@ -181,23 +181,12 @@ pub struct WindowTransport {
     template: AnyCc,
     flows: Vec<Flow>,
     free: Vec<u32>,
-    active: usize,
 }
 
 impl WindowTransport {
     /// A transport whose flows start with a clone of `template` as their policy.
     pub fn new(params: WindowParams, template: AnyCc) -> Self {
-        WindowTransport { params, template, flows: Vec::new(), free: Vec::new(), active: 0 }
-    }
-
-    /// Flows started and not yet finished.
-    pub fn active_flows(&self) -> usize {
-        self.active
-    }
-
-    /// Slots ever allocated (the peak number of concurrent flows).
-    pub fn slots(&self) -> usize {
-        self.flows.len()
+        WindowTransport { params, template, flows: Vec::new(), free: Vec::new() }
     }
 
     /// Starts flow `f` now: allocates its slot and sends its initial window.
@@ -234,7 +223,6 @@ impl WindowTransport {
         new.win =
             Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 };
         *fl = new;
-        self.active += 1;
         pump(&self.params, slot, fl, fab);
     }
 
@@ -264,7 +252,6 @@ impl WindowTransport {
                     fl.active = false;
                     fl.gen = fl.gen.wrapping_add(1); // any pending timer is now stale
                     self.free.push(p.slot);
-                    self.active -= 1;
                     Some(done)
                 } else {
                     None

@@ -142,11 +142,6 @@ impl Generator {
         self.limit
     }
 
-    /// The mean flow size the arrival rate was computed from, bytes.
-    pub fn size_sampler(&self) -> &FlowSizeSampler {
-        &self.sizes
-    }
-
     fn other_host(&mut self, src: u32) -> u32 {
         let d = self.rng_pair.below(self.n_hosts as u64 - 1) as u32;
         if d >= src {
