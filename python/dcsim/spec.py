@@ -85,14 +85,21 @@ def _absolutize(tree: Dict[str, Any], base: Optional[Path]) -> None:
     wl = tree.get("workload")
     if not isinstance(wl, dict):
         return
-    for key in ("flow_sizes", "matrix"):
-        v = wl.get(key)
+
+    def absolute(v: Any, trace: bool) -> Any:
         if isinstance(v, str) and v.lower() not in _KEYWORDS:
             p = Path(v)
             if not p.is_absolute():
                 candidate = (base / p) if base is not None else p
-                if candidate.exists() or key == "matrix" and v.endswith(".csv"):
-                    wl[key] = str(candidate.resolve())
+                if candidate.exists() or trace and v.endswith(".csv"):
+                    return str(candidate.resolve())
+        return v
+
+    for key in ("flow_sizes", "matrix"):
+        if key in wl:
+            wl[key] = absolute(wl[key], key == "matrix")
+    if isinstance(wl.get("tenants"), list):
+        wl["tenants"] = [absolute(v, False) for v in wl["tenants"]]
 
 
 def build_tree(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:

@@ -31,8 +31,20 @@ pub struct Spec {
     pub pfabric: PfabricSpec,
     /// pHost settings (used when `transport.protocol = "phost"`).
     pub phost: PhostSpec,
+    /// Fastpass settings (used when `transport.protocol = "fastpass"`).
+    pub fastpass: FastpassSpec,
     /// Simulator implementation choices that do not change the model.
     pub engine: EngineSpec,
+}
+
+/// `[fastpass]` (pHost §4.1, reference §4.2): the arbiter's epoch.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FastpassSpec {
+    /// Timeslots per epoch (8).
+    pub epoch_slots: u32,
+    /// Epoch length in MTU transmission times at the host rate (8.5: 10.2 µs at 10 Gbps; a
+    /// timeslot is epoch / epoch_slots).
+    pub epoch_mtu: f64,
 }
 
 /// `[engine]`: implementation choices with no effect on the modelled network.
@@ -228,6 +240,12 @@ pub struct WorkloadSpec {
     pub mean_size_bytes: u64,
     /// `all-to-all` (default), `permutation`, `incast`, or a trace CSV path.
     pub matrix: Matrix,
+    /// One flow-size choice per tenant (same forms as `flow_sizes`, which they replace); flow
+    /// k belongs to tenant k mod n. Empty (default): one tenant.
+    pub tenants: Vec<FlowSizes>,
+    /// `poisson` (default: Poisson arrivals at the load) or `at-start` (every flow starts at
+    /// time 0, as in pHost §4.4).
+    pub arrivals: Arrivals,
     /// Incast: senders per request. Default 10.
     pub incast_senders: u32,
     /// Number of flows to generate (for traces: at most this many rows; 0 = all). Default
@@ -241,6 +259,16 @@ pub struct WorkloadSpec {
     /// exponential of this mean, µs (pHost §4.3, citing pFabric: mean 1000 µs). 0 (default):
     /// no deadlines (trace deadlines are used as given).
     pub deadline_mean_us: f64,
+}
+
+/// When flows start.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arrivals {
+    /// A Poisson process at the rate that gives the load.
+    Poisson,
+    /// All flows at time 0.
+    AtStart,
 }
 
 /// Protocols.
@@ -257,6 +285,8 @@ pub enum Protocol {
     Ideal,
     /// pHost: receiver-driven tokens (see `[phost]`).
     Phost,
+    /// Fastpass: a centralised arbiter schedules every packet (see `[fastpass]`).
+    Fastpass,
 }
 
 /// Which reading of pHost's parameters (reference §3.3).
@@ -445,7 +475,7 @@ impl Serialize for DupAckThreshold {
 /// `[transport]`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct TransportSpec {
-    /// `dctcp` (default), `tcp`, `pfabric`, `ideal` or `phost`.
+    /// `dctcp` (default), `tcp`, `pfabric`, `ideal`, `phost` or `fastpass`.
     pub protocol: Protocol,
     /// Initial congestion window, packets. Default 12 (pFabric scripts, reference §7.1).
     pub initial_window_pkts: u32,
@@ -782,8 +812,19 @@ pub fn parse_bytes(s: &str) -> Option<u64> {
     (v.is_finite() && v >= 0.0).then(|| v.round() as u64)
 }
 
-const TOP_KEYS: &[&str] =
-    &["seed", "name", "topology", "workload", "transport", "dctcp", "pfabric", "phost", "engine"];
+const TOP_KEYS: &[&str] = &[
+    "seed",
+    "name",
+    "topology",
+    "workload",
+    "transport",
+    "dctcp",
+    "pfabric",
+    "phost",
+    "fastpass",
+    "engine",
+];
+const FASTPASS_KEYS: &[&str] = &["epoch_slots", "epoch_mtu"];
 const PHOST_KEYS: &[&str] = &[
     "preset",
     "free_tokens",
@@ -829,6 +870,8 @@ const TOPOLOGY_KEYS: &[&str] = &[
 ];
 const WORKLOAD_KEYS: &[&str] = &[
     "flow_sizes",
+    "tenants",
+    "arrivals",
     "size_sampling",
     "bimodal",
     "load",
@@ -979,8 +1022,35 @@ impl Spec {
                 phost.free_tokens = 0;
             }
         }
-        let spec =
-            Spec { seed, name, topology, workload, transport, dctcp, pfabric, phost, engine };
+        let fp = Section::new("fastpass", top.raw("fastpass"), FASTPASS_KEYS)?;
+        let fastpass = FastpassSpec {
+            epoch_slots: fp.u32_in("epoch_slots", 8, 1, 1024)?,
+            epoch_mtu: fp.f64_in(
+                "epoch_mtu",
+                8.5,
+                0.01,
+                1e6,
+                "must be a positive number of MTU times",
+            )?,
+        };
+        if transport.protocol == Protocol::Fastpass && topology.kind == TopologyKind::Pair {
+            return Err(SpecError::new(
+                "transport.protocol",
+                "\"fastpass\" needs a switch to attach its arbiter to; topology.kind = \"pair\" has none",
+            ));
+        }
+        let spec = Spec {
+            seed,
+            name,
+            topology,
+            workload,
+            transport,
+            dctcp,
+            pfabric,
+            phost,
+            fastpass,
+            engine,
+        };
         spec.check_files()?;
         Ok(spec)
     }
@@ -1189,8 +1259,10 @@ fn resolve_topology(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
     Ok(spec)
 }
 
-fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, SpecError> {
-    let flow_sizes = match w.raw("flow_sizes") {
+/// A flow-size choice: a named CDF, "bimodal", a byte count or a CDF file (`field` names it in
+/// errors).
+fn parse_flow_sizes(v: Option<&Value>, field: String) -> Result<FlowSizes, SpecError> {
+    let flow_sizes = match v {
         None => FlowSizes::Named("websearch".into()),
         Some(Value::String(s)) => {
             let lower = s.to_ascii_lowercase();
@@ -1209,7 +1281,7 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
                     .map(|n| format!(" (did you mean \"{n}\"?)"))
                     .unwrap_or_default();
                 return Err(SpecError::new(
-                    w.field("flow_sizes"),
+                    field.clone(),
                     format!("\"{s}\" is neither one of {}, a byte count, nor an existing CDF file{hint}", quote_list(&names)),
                 ));
             }
@@ -1218,7 +1290,7 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
             Some(b) => FlowSizes::Fixed(b),
             None => {
                 return Err(SpecError::new(
-                    w.field("flow_sizes"),
+                    field.clone(),
                     format!(
                         "must be a workload name, a CDF path or a byte count, got {} {}",
                         type_name(v),
@@ -1229,11 +1301,36 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
         },
     };
     if flow_sizes == FlowSizes::Fixed(0) {
-        return Err(SpecError::new(
-            w.field("flow_sizes"),
-            "a fixed flow size must be at least 1 byte",
-        ));
+        return Err(SpecError::new(field.clone(), "a fixed flow size must be at least 1 byte"));
     }
+    Ok(flow_sizes)
+}
+
+fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, SpecError> {
+    let flow_sizes = parse_flow_sizes(w.raw("flow_sizes"), w.field("flow_sizes"))?;
+    let tenants = match w.raw("tenants") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| parse_flow_sizes(Some(v), format!("{}[{i}]", w.field("tenants"))))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(v) => {
+            return Err(SpecError::new(
+                w.field("tenants"),
+                format!(
+                    "must be a list of flow sizes (one per tenant), got {} {}",
+                    type_name(v),
+                    show(v)
+                ),
+            ))
+        }
+    };
+    let arrivals = w.choice(
+        "arrivals",
+        Arrivals::Poisson,
+        &[("poisson", Arrivals::Poisson), ("at-start", Arrivals::AtStart)],
+    )?;
     let b = Section::new("workload.bimodal", w.raw("bimodal"), BIMODAL_KEYS)?;
     let bimodal = BimodalSpec {
         small_bytes: b.bytes("small_bytes", 3 * 1460)?,
@@ -1304,6 +1401,8 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
         load,
         mean_size_bytes: w.bytes("mean_size_bytes", 0)?,
         matrix,
+        tenants,
+        arrivals,
         incast_senders,
         flows,
         duration_ms: w.f64_in("duration_ms", 0.0, 0.0, 1e9, "must be >= 0 (0 = no limit)")?,
@@ -1328,6 +1427,7 @@ fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSp
             ("pfabric", Protocol::Pfabric),
             ("ideal", Protocol::Ideal),
             ("phost", Protocol::Phost),
+            ("fastpass", Protocol::Fastpass),
         ],
     )?;
     let dupack_threshold = match t.raw("dupack_threshold") {

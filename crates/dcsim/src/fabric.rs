@@ -27,6 +27,8 @@ pub enum Event {
     SourceWake(u32),
     /// pHost: host `.0`'s token clock ticks (at most one token per MTU time).
     TokenClock(u32),
+    /// Fastpass: the arbiter computes the next epoch's schedule.
+    ArbiterEpoch,
 }
 
 /// Packet accounting for the conservation invariant.

@@ -19,10 +19,14 @@ pub enum PacketKind {
     Ack,
     /// A 1-byte probe (MinTCP's probe mode): the receiver answers with an ACK.
     Probe,
-    /// pHost request-to-send: a new flow announces itself to its destination.
+    /// Request-to-send: a new flow announces itself (pHost: to its destination; Fastpass: to
+    /// the arbiter, with the packets it still needs).
     Rts,
     /// pHost token: the destination grants the source one packet (`seq`).
     Token,
+    /// Fastpass schedule: the arbiter tells a source which flow sends in which timeslot of
+    /// an epoch.
+    Schedule,
 }
 
 /// ECN codepoints and the echo flag, as bits.

@@ -10,6 +10,7 @@ use crate::queue::{
     AnyQueue, DropTail, EcnMarking, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue,
 };
 use crate::topology::{Network, PortInfo};
+use crate::transport::fastpass::{FastpassParams, FastpassTransport};
 use crate::transport::phost::{PhostParams, PhostTransport};
 use crate::transport::window::{Completion, WindowParams, WindowTransport};
 use crate::transport::{AnyCc, Dctcp, LineRate, MinTcp, Reno};
@@ -43,8 +44,8 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
             }
             (params, cc)
         }
-        // pHost has its own mechanism; these window settings go unused for it.
-        Protocol::Tcp | Protocol::Dctcp | Protocol::Phost => {
+        // pHost and Fastpass have their own mechanisms; these window settings go unused there.
+        Protocol::Tcp | Protocol::Dctcp | Protocol::Phost | Protocol::Fastpass => {
             let params = WindowParams::tcp(
                 t.initial_window_pkts,
                 t.max_window_pkts,
@@ -69,6 +70,7 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
 enum Transport {
     Window(WindowTransport),
     Phost(PhostTransport),
+    Fastpass(FastpassTransport),
 }
 
 impl Transport {
@@ -76,6 +78,7 @@ impl Transport {
         match self {
             Transport::Window(t) => t.start_flow(f, fab),
             Transport::Phost(t) => t.start_flow(f, fab),
+            Transport::Fastpass(t) => t.start_flow(f, fab),
         }
     }
 
@@ -83,7 +86,32 @@ impl Transport {
         match self {
             Transport::Window(t) => t.on_packet(id, fab),
             Transport::Phost(t) => t.on_packet(id, fab),
+            Transport::Fastpass(t) => t.on_packet(id, fab),
         }
+    }
+
+    /// Transport-owned events (timers and clocks).
+    fn on_event(&mut self, ev: Event, fab: &mut Fabric) {
+        match (self, ev) {
+            (Transport::Window(t), Event::Timer(slot, gen)) => t.on_timer(slot, gen, fab),
+            (Transport::Phost(t), Event::SourceWake(host)) => t.on_source_wake(host, fab),
+            (Transport::Phost(t), Event::TokenClock(host)) => t.on_token_clock(host, fab),
+            (Transport::Fastpass(t), Event::Timer(slot, gen)) => t.on_timer(slot, gen, fab),
+            (Transport::Fastpass(t), Event::SourceWake(host)) => t.on_slot(host, fab),
+            (Transport::Fastpass(t), Event::ArbiterEpoch) => t.on_epoch(fab),
+            (_, ev) => debug_assert!(false, "event {ev:?} has no handler in this transport"),
+        }
+    }
+}
+
+/// Fastpass's settings in absolute units; its arbiter is the first host after the workload's.
+fn fastpass_params(spec: &Spec) -> FastpassParams {
+    let f = &spec.fastpass;
+    let t_mtu = spec.topology.host_rate().tx_time(crate::units::MTU_BYTES as u64);
+    FastpassParams {
+        slots_per_epoch: f.epoch_slots,
+        epoch: SimTime((t_mtu.as_ps() as f64 * f.epoch_mtu).round() as u64),
+        arbiter: spec.topology.n_hosts(),
     }
 }
 
@@ -174,7 +202,7 @@ impl Simulation {
                 Protocol::Pfabric if queues > 0 => PortQueue::Scheduled(AnyQueue::StrictPriority(
                     StrictPriorityQueue::new(queues, buffer, reserved),
                 )),
-                Protocol::Pfabric | Protocol::Phost => {
+                Protocol::Pfabric | Protocol::Phost | Protocol::Fastpass => {
                     PortQueue::Scheduled(AnyQueue::PriorityDrop(PriorityDropQueue::new(buffer)))
                 }
                 _ if timeline => PortQueue::Timeline(DropTail::new(buffer)),
@@ -182,9 +210,11 @@ impl Simulation {
             };
             (queue, marking)
         };
-        let net = Network::build(&spec.topology, &factory);
+        // Fastpass's arbiter is one more host, on host 0's edge switch (reference §4.2).
+        let service_hosts = u32::from(protocol == Protocol::Fastpass);
+        let net = Network::build_with_service_hosts(&spec.topology, service_hosts, &factory);
         let fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
-        let n_hosts = spec.topology.n_hosts();
+        let n_hosts = fab.net.n_hosts();
         let (params, cc) = transport_for(&spec);
         let stop_at = if spec.workload.duration_ms > 0.0 {
             SimTime::from_secs_f64(spec.workload.duration_ms / 1e3)
@@ -195,6 +225,9 @@ impl Simulation {
             transport: match spec.transport.protocol {
                 Protocol::Phost => {
                     Transport::Phost(PhostTransport::new(phost_params(&spec), n_hosts))
+                }
+                Protocol::Fastpass => {
+                    Transport::Fastpass(FastpassTransport::new(fastpass_params(&spec), n_hosts))
                 }
                 _ => Transport::Window(WindowTransport::new(params, cc)),
             },
@@ -375,22 +408,8 @@ impl Simulation {
                     }
                 }
                 Event::TxDone(port) => self.fab.on_tx_done(port),
-                Event::Timer(slot, gen) => {
-                    if let Transport::Window(t) = &mut self.transport {
-                        t.on_timer(slot, gen, &mut self.fab)
-                    }
-                }
-                Event::SourceWake(host) => {
-                    if let Transport::Phost(t) = &mut self.transport {
-                        t.on_source_wake(host, &mut self.fab)
-                    }
-                }
-                Event::TokenClock(host) => {
-                    if let Transport::Phost(t) = &mut self.transport {
-                        t.on_token_clock(host, &mut self.fab)
-                    }
-                }
                 Event::NextFlow => self.start_next_flow(),
+                ev => self.transport.on_event(ev, &mut self.fab),
             }
             if self.fab.sched.processed() & 0xFFFF == 0 {
                 let secs = wall.elapsed().as_secs_f64();

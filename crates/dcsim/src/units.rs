@@ -27,6 +27,15 @@ impl Bytes {
     pub fn wire_bytes(self) -> u64 {
         self.0 + self.packets() as u64 * HEADER_BYTES as u64
     }
+    /// Bytes on the wire of packet `seq` of a flow of this payload size: a full MTU, or the
+    /// payload left plus a header for the last packet.
+    pub fn packet_wire_bytes(self, seq: u32) -> u32 {
+        if seq + 1 >= self.packets() {
+            (self.0.saturating_sub(seq as u64 * MSS_BYTES as u64)) as u32 + HEADER_BYTES
+        } else {
+            MTU_BYTES
+        }
+    }
 }
 
 /// A link rate in bits per second.

@@ -53,14 +53,32 @@ pub(crate) struct Builder {
     kinds: Vec<NodeKind>,
     links: Vec<LinkSpec>,
     rack_of_host: Vec<u32>,
+    /// Service hosts (a Fastpass arbiter) reserved after the topology's own hosts.
+    extra_hosts: u32,
 }
 
 impl Builder {
-    /// Adds `n` hosts; hosts must be added before switches.
+    /// Adds `n` hosts (and room for the extra service hosts after them); hosts must be added
+    /// before switches.
     pub(crate) fn hosts(&mut self, n: u32) {
         debug_assert!(self.kinds.iter().all(|k| *k == NodeKind::Host));
-        self.kinds.extend(std::iter::repeat_n(NodeKind::Host, n as usize));
+        self.kinds.extend(std::iter::repeat_n(NodeKind::Host, (n + self.extra_hosts) as usize));
         self.rack_of_host.resize(self.kinds.len(), 0);
+    }
+
+    /// Attaches the reserved service hosts to host 0's edge switch with host-rate links (the
+    /// pHost authors' Fastpass arbiter hangs off ToR 0, reference §4.2).
+    fn attach_extra_hosts(&mut self, spec: &TopologySpec) {
+        let n = self.rack_of_host.len() as u32;
+        let first = n - self.extra_hosts;
+        let kinds = &self.kinds;
+        let edge = self.links.iter().find(|l| l.a == 0 && kinds[l.b as usize] == NodeKind::Switch);
+        let edge =
+            edge.expect("service hosts need host 0 to sit on a switch (checked by the spec)").b;
+        for h in first..n {
+            self.link(h, edge, spec.host_rate(), SimTime::from_ns(spec.link_delay_ns));
+            self.rack_of_host[h as usize] = self.rack_of_host[0];
+        }
     }
     /// Adds a switch and returns its node id.
     pub(crate) fn switch(&mut self) -> u32 {
@@ -225,7 +243,17 @@ pub struct Network {
 impl Network {
     /// Builds the topology `spec` with queues from `factory`.
     pub fn build(spec: &TopologySpec, factory: &QueueFactory<'_>) -> Network {
-        let mut b = Builder::default();
+        Network::build_with_service_hosts(spec, 0, factory)
+    }
+
+    /// Builds the topology `spec` plus `extra` service hosts (ids right after the topology's
+    /// hosts, before any switch) attached to host 0's edge switch: the Fastpass arbiter.
+    pub fn build_with_service_hosts(
+        spec: &TopologySpec,
+        extra: u32,
+        factory: &QueueFactory<'_>,
+    ) -> Network {
+        let mut b = Builder { extra_hosts: extra, ..Builder::default() };
         match spec.kind {
             TopologyKind::LeafSpine => leaf_spine::build(&mut b, spec),
             TopologyKind::FatTree => fat_tree::build(&mut b, spec),
@@ -235,6 +263,9 @@ impl Network {
                 b.hosts(2);
                 b.link(0, 1, spec.host_rate(), SimTime::from_ns(spec.link_delay_ns));
             }
+        }
+        if extra > 0 {
+            b.attach_extra_hosts(spec);
         }
         b.finish(spec, factory)
     }

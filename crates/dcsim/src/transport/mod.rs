@@ -11,6 +11,7 @@
 //! as sibling mechanisms next to [`window`], dispatched by the simulation like this one.
 
 pub mod dctcp;
+pub mod fastpass;
 pub mod pfabric;
 pub mod phost;
 pub mod tcp;

@@ -29,7 +29,7 @@
 use crate::fabric::{Event, Fabric};
 use crate::packet::{Packet, PacketId, PacketKind};
 use crate::transport::window::Completion;
-use crate::units::{BitRate, CONTROL_BYTES, HEADER_BYTES, MSS_BYTES, MTU_BYTES};
+use crate::units::{BitRate, CONTROL_BYTES, MTU_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
 
@@ -266,12 +266,7 @@ impl PhostTransport {
             .min_by_key(|&i| (fl.tokens[i].expiry, fl.tokens[i].token_seq))
             .expect("non-empty");
         let t = fl.tokens.swap_remove(i);
-        let last = t.data_seq + 1 == fl.n_pkts;
-        let size = if last {
-            (fl.size_bytes - t.data_seq as u64 * MSS_BYTES as u64) as u32 + HEADER_BYTES
-        } else {
-            MTU_BYTES
-        };
+        let size = crate::units::Bytes(fl.size_bytes).packet_wire_bytes(t.data_seq);
         let priority = if p.data_priorities && fl.n_pkts > p.short_flow_pkts { 2 } else { 1 };
         fl.packets_sent += 1;
         let data = Packet {
@@ -452,7 +447,7 @@ impl PhostTransport {
                 self.free.push(p.slot);
                 return Some(done);
             }
-            PacketKind::Probe => {}
+            PacketKind::Probe | PacketKind::Schedule => {}
         }
         None
     }

@@ -24,7 +24,7 @@ use super::{AnyCc, CongestionControl, Window};
 use crate::config::{DupAckThreshold, RtoMode};
 use crate::fabric::{Event, Fabric};
 use crate::packet::{ecn, Packet, PacketId, PacketKind};
-use crate::units::{CONTROL_BYTES, HEADER_BYTES, MSS_BYTES, MTU_BYTES};
+use crate::units::{CONTROL_BYTES, HEADER_BYTES, MSS_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
 
@@ -240,7 +240,7 @@ impl WindowTransport {
                 on_data(fl, &p, fab);
                 None
             }
-            PacketKind::Rts | PacketKind::Token => None, // not this transport's
+            PacketKind::Rts | PacketKind::Token | PacketKind::Schedule => None, // not this transport's
             PacketKind::Ack => {
                 if on_ack(&self.params, p.slot, fl, &p, fab) {
                     let done = Completion {
@@ -373,12 +373,7 @@ pub fn edf_priority(
 }
 
 fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
-    let last = seq + 1 == fl.n_pkts;
-    let size = if last {
-        (fl.size_bytes - seq as u64 * MSS_BYTES as u64) as u32 + HEADER_BYTES
-    } else {
-        MTU_BYTES
-    };
+    let size = crate::units::Bytes(fl.size_bytes).packet_wire_bytes(seq);
     let retransmit = seq < fl.high_tx;
     if retransmit {
         fl.retransmits += 1;

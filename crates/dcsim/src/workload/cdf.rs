@@ -154,8 +154,13 @@ pub fn named_cdf(name: &str) -> Option<&'static str> {
 impl FlowSizeSampler {
     /// Builds the sampler the workload spec asks for, reading a CDF file if named.
     pub fn from_spec(w: &WorkloadSpec) -> Result<Self, SpecError> {
+        FlowSizeSampler::new(&w.flow_sizes, w)
+    }
+
+    /// The sampler for `sizes`, with `w`'s sampling mode and bimodal settings.
+    pub fn new(sizes: &FlowSizes, w: &WorkloadSpec) -> Result<Self, SpecError> {
         let err = |m: String| SpecError::new("workload.flow_sizes", m);
-        Ok(match &w.flow_sizes {
+        Ok(match sizes {
             FlowSizes::Named(n) => {
                 let text = named_cdf(n).ok_or_else(|| err(format!("unknown workload \"{n}\"")))?;
                 FlowSizeSampler::Cdf(Cdf::parse(text, n).map_err(err)?, w.size_sampling)

@@ -59,7 +59,9 @@ enum Source {
 /// Produces the run's flows in arrival order.
 pub struct Generator {
     source: Source,
-    sizes: FlowSizeSampler,
+    /// One sampler per tenant (flow k, or incast request k, belongs to tenant k mod n).
+    sizes: Vec<FlowSizeSampler>,
+    at_start: bool,
     n_hosts: u32,
     /// Mean time between arrivals (flows or incast requests) over the whole fabric, s.
     mean_gap_s: f64,
@@ -79,9 +81,17 @@ impl Generator {
     pub fn new(spec: &Spec) -> Result<Self, SpecError> {
         let w = &spec.workload;
         let n_hosts = spec.topology.n_hosts();
-        let sizes = FlowSizeSampler::from_spec(w)?;
-        let mean =
-            if w.mean_size_bytes > 0 { w.mean_size_bytes as f64 } else { sizes.mean_bytes() };
+        let sizes = if w.tenants.is_empty() {
+            vec![FlowSizeSampler::from_spec(w)?]
+        } else {
+            w.tenants.iter().map(|t| FlowSizeSampler::new(t, w)).collect::<Result<Vec<_>, _>>()?
+        };
+        // Tenants take turns, so the mean is the tenants' average.
+        let mean = if w.mean_size_bytes > 0 {
+            w.mean_size_bytes as f64
+        } else {
+            sizes.iter().map(|s| s.mean_bytes()).sum::<f64>() / sizes.len() as f64
+        };
         let bps = spec.topology.host_link_gbps * 1e9;
         let mut rng_pair = Rng::stream(spec.seed, 3);
         let (source, mean_gap_s, limit) = match &w.matrix {
@@ -123,6 +133,7 @@ impl Generator {
         Ok(Generator {
             source,
             sizes,
+            at_start: w.arrivals == crate::config::Arrivals::AtStart,
             n_hosts,
             mean_gap_s,
             now_s: 0.0,
@@ -163,13 +174,16 @@ impl Generator {
         let id = self.issued as u32;
         let flow = match &mut self.source {
             Source::Poisson { permutation } => {
-                self.now_s += self.rng_time.exponential(self.mean_gap_s);
+                if !self.at_start {
+                    self.now_s += self.rng_time.exponential(self.mean_gap_s);
+                }
+                let tenant = id % self.sizes.len() as u32;
                 let src = self.rng_pair.below(self.n_hosts as u64) as u32;
                 let dst = match permutation {
                     Some(p) => p[src as usize],
                     None => self.other_host(src),
                 };
-                let size = self.sizes.sample(&mut self.rng_size);
+                let size = self.sizes[tenant as usize].sample(&mut self.rng_size);
                 FlowArrival {
                     id,
                     label: id as u64,
@@ -178,16 +192,19 @@ impl Generator {
                     size_bytes: size,
                     start: SimTime::from_secs_f64(self.now_s),
                     deadline: SimTime::MAX,
-                    tenant: 0,
+                    tenant,
                     request: NONE,
                 }
             }
             Source::Incast { senders, next_request } => {
-                self.now_s += self.rng_time.exponential(self.mean_gap_s);
+                if !self.at_start {
+                    self.now_s += self.rng_time.exponential(self.mean_gap_s);
+                }
                 let (n, request) = (*senders, *next_request);
                 *next_request += 1;
+                let tenant = request % self.sizes.len() as u32;
                 let dst = self.rng_pair.below(self.n_hosts as u64) as u32;
-                let total = self.sizes.sample(&mut self.rng_size);
+                let total = self.sizes[tenant as usize].sample(&mut self.rng_size);
                 let share = total.div_ceil(n as u64).max(1);
                 // N distinct senders other than the receiver (partial Fisher-Yates).
                 let mut hosts: Vec<u32> = (0..self.n_hosts).filter(|&h| h != dst).collect();
@@ -204,7 +221,7 @@ impl Generator {
                         size_bytes: share,
                         start,
                         deadline: SimTime::MAX,
-                        tenant: 0,
+                        tenant,
                         request,
                     });
                 }
@@ -285,6 +302,23 @@ mod tests {
         let mut seen = partner.clone();
         seen.sort();
         assert_eq!(seen, (0..144).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn tenants_take_turns_with_their_own_sizes_and_can_all_start_at_once() {
+        let mut g =
+            gen("[workload]\ntenants = [1000, \"50KB\"]\narrivals = \"at-start\"\nflows = 6");
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        let got: Vec<(u32, u64)> = flows.iter().map(|f| (f.tenant, f.size_bytes)).collect();
+        assert_eq!(got, [(0, 1000), (1, 50_000), (0, 1000), (1, 50_000), (0, 1000), (1, 50_000)]);
+        assert!(flows.iter().all(|f| f.start == SimTime::ZERO));
+        // With Poisson arrivals the load counts both tenants' mean (25.5 KB).
+        let mut g = gen("[workload]\ntenants = [1000, \"50KB\"]\nflows = 20000");
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        let bytes: f64 =
+            flows.iter().map(|f| crate::units::Bytes(f.size_bytes).wire_bytes() as f64).sum();
+        let load = bytes * 8.0 / flows.last().unwrap().start.as_secs_f64() / (144.0 * 10e9);
+        assert!((load - 0.6).abs() < 0.03, "measured load {load}");
     }
 
     #[test]

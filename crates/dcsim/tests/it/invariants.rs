@@ -26,6 +26,9 @@ fn invariants_hold_across_configurations() {
         format!("{small_ls}[workload]\nflows = 400\nload = 0.7\n[transport]\nprotocol = \"ideal\"\n"),
         format!("{small_ls}[workload]\nflows = 500\nload = 0.8\n[transport]\nprotocol = \"phost\"\n"),
         format!("{small_ls}buffer_bytes = 6000\n[workload]\nflows = 300\nload = 0.8\nflow_sizes = \"imc10\"\n[transport]\nprotocol = \"phost\"\n[phost]\npreset = \"authors-code\"\n"),
+        format!("{small_ls}[workload]\nflows = 500\nload = 0.8\n[transport]\nprotocol = \"fastpass\"\n"),
+        format!("{small_ls}buffer_bytes = 4000\n[workload]\nflows = 300\nload = 0.8\nflow_sizes = \"imc10\"\n[transport]\nprotocol = \"fastpass\"\n"),
+        "[topology]\nkind = \"fat-tree\"\nk = 4\n[workload]\nflows = 300\nload = 0.7\nmatrix = \"incast\"\nincast_senders = 5\n[transport]\nprotocol = \"fastpass\"\n".into(),
     ];
     for toml in &cases {
         let out = run(spec(toml), &[]);
@@ -74,7 +77,7 @@ fn the_workload_does_not_depend_on_the_protocol() {
     // DCTCP see exactly the same flows (what makes protocol comparisons like with like).
     let toml = "[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n[workload]\nflows = 200\n";
     let a = run(spec(&format!("{toml}[transport]\nprotocol = \"tcp\"\n")), &[]);
-    for other in ["dctcp", "pfabric", "ideal", "phost"] {
+    for other in ["dctcp", "pfabric", "ideal", "phost", "fastpass"] {
         let b = run(spec(&format!("{toml}[transport]\nprotocol = \"{other}\"\n")), &[]);
         assert_eq!(a.records.start_ps, b.records.start_ps);
         assert_eq!(a.records.src, b.records.src);

@@ -3,6 +3,7 @@
 
 mod analytic;
 mod common;
+mod fastpass;
 mod invariants;
 mod phost;
 mod scenarios;

@@ -1,0 +1,594 @@
+//! Fastpass (Perry et al., SIGCOMM'14) as the pHost paper simulates it (pHost §4.1;
+//! reference §4.2): a centralised arbiter decides which flow every source sends in every
+//! timeslot.
+//!
+//! * **Arbiter.** A service host attached to host 0's edge switch by a host-rate link; its
+//!   requests and schedules cross the fabric as real 40-byte packets at the highest priority.
+//!   Every epoch (8 timeslots, 8.5 MTU times: a slot is slightly longer than one MTU so slot
+//!   packets never queue behind each other at the NIC) it computes, instantly (§4.1: "zero
+//!   processing overhead"), the schedule of the *next* epoch: for each of its timeslots, a
+//!   greedy maximal matching of sources to destinations that walks the flows in ascending
+//!   order of the packets it still has to schedule for them (SRPT; ties to the earlier flow)
+//!   and takes a flow when neither its source nor its destination is used in that slot. Only
+//!   edge links are constrained: the fabric is non-blocking and sprays packets. One schedule
+//!   packet goes to every source with at least one slot. Epochs run on a global grid
+//!   (multiples of the epoch length, perfect clock synchronisation, §4.1) while any flow has
+//!   packets left to schedule.
+//! * **Source.** A new flow sends an RTS with its size in packets to the arbiter. In each
+//!   granted slot it sends one data packet at priority 1: the next not-yet-acknowledged packet
+//!   after the last one sent (round robin). Once it has sent as many packets as it requested
+//!   it waits one epoch; if packets are still unacknowledged it requests that many again (the
+//!   only loss recovery). When every packet is acknowledged the flow is complete and a final
+//!   RTS tells the arbiter to forget it. A schedule that arrives after its epoch began shifts
+//!   that epoch's slots to start at the arrival.
+//! * **Destination.** ACKs every data packet (40 B, priority 0).
+//!
+//! Flow state lives in reusable slots (no allocation per packet): a slot is released once the
+//! source is done *and* the arbiter has dropped the flow; every schedule entry and timer
+//! carries the flow's id or generation, so a late one for a reused slot is ignored.
+
+use crate::fabric::{Event, Fabric};
+use crate::packet::{Packet, PacketId, PacketKind};
+use crate::transport::window::Completion;
+use crate::units::{Bytes, CONTROL_BYTES};
+use crate::workload::FlowArrival;
+use dcsim_engine::SimTime;
+use std::collections::VecDeque;
+
+/// Fastpass's settings, in absolute units.
+#[derive(Clone, Debug)]
+pub struct FastpassParams {
+    /// Timeslots per epoch (8).
+    pub slots_per_epoch: u32,
+    /// Epoch length (8.5 MTU times at the host rate).
+    pub epoch: SimTime,
+    /// Host id of the arbiter (the first service host).
+    pub arbiter: u32,
+}
+
+impl FastpassParams {
+    /// Length of one timeslot.
+    pub fn slot(&self) -> SimTime {
+        SimTime(self.epoch.as_ps() / self.slots_per_epoch as u64)
+    }
+    /// How long a source with packets requested waits without any slot before asking again
+    /// (16 epochs): recovers lost schedule packets, which the authors' code never does.
+    pub fn watchdog(&self) -> SimTime {
+        SimTime(self.epoch.as_ps() * 16)
+    }
+}
+
+/// The RTS value that tells the arbiter a flow is done ("−1" in the authors' code).
+const FINISHED: u32 = u32::MAX;
+
+/// One flow: the source's state and the arbiter's view of it.
+#[derive(Debug, Default)]
+struct Flow {
+    id: u32,
+    generation: u32,
+    src: u32,
+    dst: u32,
+    size_bytes: u64,
+    n_pkts: u32,
+    // source
+    sending: bool,
+    acked: Vec<u64>,
+    acked_count: u32,
+    acked_until: u32,
+    last_sent: Option<u32>,
+    /// Packets requested from the arbiter and not yet sent.
+    requested: u32,
+    packets_sent: u32,
+    requests: u32,
+    /// Last time the source sent a packet of the flow or was granted a slot for it.
+    last_activity: SimTime,
+    /// When the loss watchdog fires next.
+    watchdog_at: SimTime,
+    // arbiter
+    arbiter_known: bool,
+    arbiter_done: bool,
+    /// Packets the arbiter still has to schedule.
+    to_schedule: u32,
+    in_demand: bool,
+}
+
+impl Flow {
+    fn is_acked(&self, seq: u32) -> bool {
+        self.acked[(seq / 64) as usize] & (1 << (seq % 64)) != 0
+    }
+
+    /// The next packet to send: round robin over the unacknowledged ones, starting after the
+    /// last one sent (wrapping to the first unacknowledged).
+    fn next_to_send(&self) -> Option<u32> {
+        if self.acked_count == self.n_pkts {
+            return None;
+        }
+        let mut seq = self.last_sent.map_or(0, |s| s + 1);
+        loop {
+            if seq >= self.n_pkts {
+                seq = self.acked_until;
+            }
+            if !self.is_acked(seq) {
+                return Some(seq);
+            }
+            seq += 1;
+        }
+    }
+}
+
+/// A granted timeslot at a source.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Grant {
+    at: SimTime,
+    slot: u32,
+    flow: u32,
+}
+
+/// One epoch's schedule for one source, carried (by index) in a schedule packet.
+#[derive(Debug, Default)]
+struct ScheduleMsg {
+    epoch_start: SimTime,
+    /// (timeslot index, flow slot, flow id)
+    entries: Vec<(u32, u32, u32)>,
+}
+
+/// The Fastpass transport: flows, hosts' granted slots, and the arbiter.
+#[derive(Debug)]
+pub struct FastpassTransport {
+    params: FastpassParams,
+    flows: Vec<Flow>,
+    free: Vec<u32>,
+    /// Per host: granted slots in time order.
+    grants: Vec<VecDeque<Grant>>,
+    /// Per host: the time of the pending slot wake-up, if any.
+    wake_at: Vec<Option<SimTime>>,
+    /// Schedules in flight (indexed by the schedule packet's `seq`), reused.
+    messages: Vec<ScheduleMsg>,
+    free_messages: Vec<u32>,
+    // arbiter
+    demand: Vec<u32>,
+    epoch_pending: bool,
+    src_used: Vec<u32>,
+    dst_used: Vec<u32>,
+    stamp: u32,
+    /// (source, timeslot, flow slot) of the epoch being computed; reused.
+    matched: Vec<(u32, u32, u32)>,
+}
+
+impl FastpassTransport {
+    /// A transport for `n_hosts` hosts (the arbiter included).
+    pub fn new(params: FastpassParams, n_hosts: u32) -> Self {
+        let n = n_hosts as usize;
+        FastpassTransport {
+            params,
+            flows: Vec::new(),
+            free: Vec::new(),
+            grants: vec![VecDeque::new(); n],
+            wake_at: vec![None; n],
+            messages: Vec::new(),
+            free_messages: Vec::new(),
+            demand: Vec::new(),
+            epoch_pending: false,
+            src_used: vec![0; n],
+            dst_used: vec![0; n],
+            stamp: 0,
+            matched: Vec::new(),
+        }
+    }
+
+    /// Starts flow `f`: its RTS goes to the arbiter.
+    pub fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+        let n = Bytes(f.size_bytes).packets();
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.flows.push(Flow::default());
+            (self.flows.len() - 1) as u32
+        });
+        let fl = &mut self.flows[slot as usize];
+        let mut acked = std::mem::take(&mut fl.acked);
+        acked.clear();
+        acked.resize((n as usize).div_ceil(64), 0);
+        let now = fab.now();
+        let watchdog_at = now + self.params.watchdog();
+        *fl = Flow {
+            id: f.id,
+            generation: fl.generation.wrapping_add(1),
+            last_activity: now,
+            watchdog_at,
+            src: f.src,
+            dst: f.dst,
+            size_bytes: f.size_bytes,
+            n_pkts: n,
+            sending: true,
+            acked,
+            requested: n,
+            ..Flow::default()
+        };
+        let generation = fl.generation;
+        fab.schedule(watchdog_at, Event::Timer(slot, generation));
+        self.request(slot, n, fab);
+    }
+
+    /// The source asks the arbiter for `count` packets (or, with [`FINISHED`], says it is done).
+    fn request(&mut self, slot: u32, count: u32, fab: &mut Fabric) {
+        let fl = &mut self.flows[slot as usize];
+        fl.requests += 1;
+        let rts = Packet {
+            remaining: count,
+            ..Packet::new(
+                PacketKind::Rts,
+                fl.id,
+                slot,
+                fl.src,
+                self.params.arbiter,
+                0,
+                CONTROL_BYTES,
+                fab.now(),
+            )
+        };
+        fab.inject(fl.src, rts);
+    }
+
+    /// The arbiter's epoch: schedule the next epoch's timeslots and send the schedules.
+    pub fn on_epoch(&mut self, fab: &mut Fabric) {
+        self.epoch_pending = false;
+        let now = fab.now();
+        let (flows, free) = (&mut self.flows, &mut self.free);
+        self.demand.retain(|&s| {
+            let fl = &mut flows[s as usize];
+            let keep = fl.to_schedule > 0 && !fl.arbiter_done;
+            if !keep {
+                fl.in_demand = false;
+                if fl.arbiter_done && !fl.sending {
+                    free.push(s); // released only once no list refers to it
+                }
+            }
+            keep
+        });
+        self.matched.clear();
+        for ts in 0..self.params.slots_per_epoch {
+            self.match_timeslot(ts);
+        }
+        self.send_schedules(now + self.params.epoch, fab);
+        if self.demand.iter().any(|&s| self.flows[s as usize].to_schedule > 0) {
+            self.epoch_pending = true;
+            fab.schedule(now + self.params.epoch, Event::ArbiterEpoch);
+        }
+    }
+
+    /// One timeslot: a greedy maximal matching in SRPT order (reference §4.2).
+    fn match_timeslot(&mut self, ts: u32) {
+        // Stable sort of an almost sorted list (only the previous slot's matches changed by
+        // one): close to linear.
+        let flows = &self.flows;
+        self.demand.sort_by_key(|&s| (flows[s as usize].to_schedule, flows[s as usize].id));
+        self.stamp = self.stamp.wrapping_add(1);
+        let stamp = self.stamp;
+        for &s in &self.demand {
+            let fl = &mut self.flows[s as usize];
+            if fl.to_schedule == 0
+                || self.src_used[fl.src as usize] == stamp
+                || self.dst_used[fl.dst as usize] == stamp
+            {
+                continue;
+            }
+            self.src_used[fl.src as usize] = stamp;
+            self.dst_used[fl.dst as usize] = stamp;
+            fl.to_schedule -= 1;
+            self.matched.push((fl.src, ts, s));
+        }
+    }
+
+    /// One schedule packet per source with at least one slot in the epoch at `epoch_start`.
+    fn send_schedules(&mut self, epoch_start: SimTime, fab: &mut Fabric) {
+        self.matched.sort_unstable();
+        let now = fab.now();
+        let mut i = 0;
+        while i < self.matched.len() {
+            let src = self.matched[i].0;
+            let m = self.free_messages.pop().unwrap_or_else(|| {
+                self.messages.push(ScheduleMsg::default());
+                (self.messages.len() - 1) as u32
+            });
+            let msg = &mut self.messages[m as usize];
+            msg.epoch_start = epoch_start;
+            msg.entries.clear();
+            while i < self.matched.len() && self.matched[i].0 == src {
+                let (_, ts, slot) = self.matched[i];
+                msg.entries.push((ts, slot, self.flows[slot as usize].id));
+                i += 1;
+            }
+            let first = msg.entries[0].1;
+            let fl = &self.flows[first as usize];
+            let pkt = Packet::new(
+                PacketKind::Schedule,
+                fl.id,
+                first,
+                self.params.arbiter,
+                src,
+                m,
+                CONTROL_BYTES,
+                now,
+            );
+            fab.inject(self.params.arbiter, pkt);
+        }
+    }
+
+    /// The arbiter hears from a flow.
+    fn on_rts(&mut self, p: &Packet, fab: &mut Fabric) {
+        let fl = &mut self.flows[p.slot as usize];
+        fl.arbiter_known = true;
+        if p.remaining == FINISHED {
+            fl.arbiter_done = true;
+            fl.to_schedule = 0;
+            self.release_if_done(p.slot);
+            return;
+        }
+        fl.to_schedule = p.remaining;
+        if !fl.in_demand {
+            fl.in_demand = true;
+            self.demand.push(p.slot);
+        }
+        if !self.epoch_pending {
+            // The next epoch boundary on the global grid.
+            let e = self.params.epoch.as_ps();
+            let next = fab.now().as_ps().div_ceil(e) * e;
+            self.epoch_pending = true;
+            fab.schedule(SimTime(next), Event::ArbiterEpoch);
+        }
+    }
+
+    /// A source receives its schedule: queue the granted slots.
+    fn on_schedule(&mut self, p: &Packet, fab: &mut Fabric) {
+        let now = fab.now();
+        let msg = &self.messages[p.seq as usize];
+        let slot_len = self.params.slot().as_ps();
+        // Perfect synchronisation: slots at their absolute times, unless the schedule came
+        // late, in which case the epoch starts on arrival.
+        let start = msg.epoch_start.max(now);
+        let q = &mut self.grants[p.dst as usize];
+        for &(ts, slot, flow) in &msg.entries {
+            let fl = &mut self.flows[slot as usize];
+            if fl.id == flow {
+                fl.last_activity = now;
+            }
+            let g = Grant { at: SimTime(start.as_ps() + ts as u64 * slot_len), slot, flow };
+            let pos = q.iter().rposition(|x| x.at <= g.at).map_or(0, |i| i + 1);
+            q.insert(pos, g);
+        }
+        self.free_messages.push(p.seq);
+        self.arm(p.dst, fab);
+    }
+
+    /// Makes sure host `h` wakes for its earliest granted slot.
+    fn arm(&mut self, h: u32, fab: &mut Fabric) {
+        let Some(first) = self.grants[h as usize].front() else { return };
+        if self.wake_at[h as usize].is_none_or(|w| first.at < w) {
+            self.wake_at[h as usize] = Some(first.at);
+            fab.schedule(first.at, Event::SourceWake(h));
+        }
+    }
+
+    /// Host `h` reaches a granted slot: send one packet of the granted flow.
+    pub fn on_slot(&mut self, h: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        if self.wake_at[h as usize] == Some(now) {
+            self.wake_at[h as usize] = None;
+        }
+        while let Some(&g) = self.grants[h as usize].front() {
+            if g.at > now {
+                break;
+            }
+            self.grants[h as usize].pop_front();
+            self.send_in_slot(g.slot, g.flow, fab);
+        }
+        self.arm(h, fab);
+    }
+
+    fn send_in_slot(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
+        let epoch = self.params.epoch;
+        let fl = &mut self.flows[slot as usize];
+        if fl.id != flow || !fl.sending {
+            return; // the flow finished (or its slot was reused) after the grant
+        }
+        let Some(seq) = fl.next_to_send() else { return };
+        fl.last_sent = Some(seq);
+        fl.last_activity = fab.now();
+        fl.packets_sent += 1;
+        fl.requested = fl.requested.saturating_sub(1);
+        let now = fab.now();
+        let data = Packet {
+            priority: 1,
+            retransmit: fl.packets_sent > fl.n_pkts,
+            ..Packet::new(
+                PacketKind::Data,
+                fl.id,
+                slot,
+                fl.src,
+                fl.dst,
+                seq,
+                Bytes(fl.size_bytes).packet_wire_bytes(seq),
+                now,
+            )
+        };
+        let (src, generation) = (fl.src, fl.generation);
+        if fl.requested == 0 {
+            // Everything asked for is out: check one epoch later (reference §4.2).
+            fab.schedule(now + epoch, Event::Timer(slot, generation));
+        }
+        fab.inject(src, data);
+    }
+
+    /// A flow's timer: one epoch after the source sent all it had asked for, re-request what
+    /// is unacknowledged (reference §4.2); and the watchdog, which asks again when slots were
+    /// requested but none came for [`FastpassParams::watchdog`] (a lost schedule: harmless
+    /// otherwise, since the request then repeats what the arbiter already has).
+    pub fn on_timer(&mut self, slot: u32, generation: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let wait = self.params.watchdog();
+        let fl = &mut self.flows[slot as usize];
+        if fl.generation != generation || !fl.sending {
+            return;
+        }
+        let ask = if now == fl.watchdog_at {
+            let idle = fl.last_activity + wait <= now;
+            idle && !self.grants[fl.src as usize].iter().any(|g| g.slot == slot)
+        } else {
+            fl.requested == 0
+        };
+        let fl = &mut self.flows[slot as usize];
+        if ask {
+            let missing = fl.n_pkts - fl.acked_count;
+            fl.requested = missing;
+            fl.last_activity = now;
+            self.request(slot, missing, fab);
+        }
+        let fl = &mut self.flows[slot as usize];
+        if now == fl.watchdog_at {
+            let next = fl.last_activity + wait;
+            fl.watchdog_at = if next > now { next } else { now + wait };
+            fab.schedule(fl.watchdog_at, Event::Timer(slot, generation));
+        }
+    }
+
+    fn release_if_done(&mut self, slot: u32) {
+        let fl = &self.flows[slot as usize];
+        if !fl.sending && fl.arbiter_done && !fl.in_demand {
+            self.free.push(slot);
+        }
+    }
+
+    /// A packet of this transport reached its host; frees it. Returns the completion when the
+    /// last ACK reaches the source.
+    pub fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
+        let p = *fab.pool.get(id);
+        fab.deliver(id);
+        if p.kind == PacketKind::Schedule {
+            self.on_schedule(&p, fab);
+            return None;
+        }
+        let fl = self.flows.get_mut(p.slot as usize)?;
+        if fl.id != p.flow || (fl.arbiter_done && !fl.sending) {
+            return None; // a straggler of a finished flow
+        }
+        match p.kind {
+            PacketKind::Rts => self.on_rts(&p, fab),
+            PacketKind::Data => {
+                // The destination ACKs every data packet.
+                let ack = Packet::new(
+                    PacketKind::Ack,
+                    fl.id,
+                    p.slot,
+                    fl.dst,
+                    fl.src,
+                    p.seq,
+                    CONTROL_BYTES,
+                    fab.now(),
+                );
+                fab.inject(fl.dst, ack);
+            }
+            PacketKind::Ack => {
+                if !fl.sending || fl.is_acked(p.seq) {
+                    return None;
+                }
+                fl.acked[(p.seq / 64) as usize] |= 1 << (p.seq % 64);
+                fl.acked_count += 1;
+                while fl.acked_until < fl.n_pkts && fl.is_acked(fl.acked_until) {
+                    fl.acked_until += 1;
+                }
+                if fl.acked_count == fl.n_pkts {
+                    fl.sending = false;
+                    let done = Completion {
+                        flow: fl.id,
+                        retransmits: fl.packets_sent - fl.n_pkts.min(fl.packets_sent),
+                        timeouts: fl.requests - 1,
+                        packets_sent: fl.packets_sent,
+                    };
+                    self.request(p.slot, FINISHED, fab);
+                    return Some(done);
+                }
+            }
+            PacketKind::Token | PacketKind::Probe | PacketKind::Schedule => {}
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transport whose arbiter knows `demand`: (src, dst, packets to schedule) per flow.
+    fn arbiter_with(demand: &[(u32, u32, u32)]) -> FastpassTransport {
+        let params = FastpassParams { slots_per_epoch: 8, epoch: SimTime(10_200_000), arbiter: 0 };
+        let mut t = FastpassTransport::new(params, 64);
+        for (i, &(src, dst, n)) in demand.iter().enumerate() {
+            t.flows.push(Flow { id: i as u32, src, dst, to_schedule: n, ..Flow::default() });
+            t.demand.push(i as u32);
+        }
+        t
+    }
+
+    /// The flows matched in timeslot `ts`, in the order taken.
+    fn matched_in(t: &FastpassTransport, ts: u32) -> Vec<u32> {
+        t.matched.iter().filter(|m| m.1 == ts).map(|m| m.2).collect()
+    }
+
+    #[test]
+    fn each_timeslot_is_a_greedy_maximal_matching_in_srpt_order() {
+        // Flows (src→dst, packets): 0: 0→1 ×5, 1: 0→2 ×2, 2: 3→1 ×3, 3: 3→2 ×9, 4: 4→1 ×1.
+        let mut t = arbiter_with(&[(0, 1, 5), (0, 2, 2), (3, 1, 3), (3, 2, 9), (4, 1, 1)]);
+        // Slot 0, in SRPT order 4, 1, 2, 0, 3: 4 (4→1) and 1 (0→2) are taken; 2 needs dst 1,
+        // 0 needs src 0, 3 needs dst 2: all blocked, so the matching is maximal.
+        t.match_timeslot(0);
+        assert_eq!(matched_in(&t, 0), vec![4, 1]);
+        // Slot 1: 4 is done; order 1 (1 left), 2, 0, 3: 1 and 2 are taken.
+        t.match_timeslot(1);
+        assert_eq!(matched_in(&t, 1), vec![1, 2]);
+        // Slot 2: order 2 (2 left), 0, 3: 2 (3→1) blocks both 0 (dst 1) and 3 (src 3).
+        t.match_timeslot(2);
+        assert_eq!(matched_in(&t, 2), vec![2]);
+        let left: Vec<u32> = t.flows.iter().map(|f| f.to_schedule).collect();
+        assert_eq!(left, vec![5, 0, 1, 9, 0]);
+    }
+
+    #[test]
+    fn random_demand_sets_give_maximal_srpt_ordered_matchings() {
+        let mut rng = dcsim_engine::Rng::new(7);
+        for _ in 0..200 {
+            let n = 1 + rng.below(40) as usize;
+            let demand: Vec<(u32, u32, u32)> = (0..n)
+                .map(|_| {
+                    let src = rng.below(8) as u32;
+                    let dst = (src + 1 + rng.below(7) as u32) % 8;
+                    (src, dst, rng.below(6) as u32)
+                })
+                .collect();
+            let mut t = arbiter_with(&demand);
+            for ts in 0..8 {
+                let before: Vec<u32> = t.flows.iter().map(|f| f.to_schedule).collect();
+                t.match_timeslot(ts);
+                let taken = matched_in(&t, ts);
+                let mut srcs = std::collections::HashSet::new();
+                let mut dsts = std::collections::HashSet::new();
+                for &f in &taken {
+                    let fl = &t.flows[f as usize];
+                    assert!(srcs.insert(fl.src) && dsts.insert(fl.dst), "not a matching");
+                    assert!(before[f as usize] > 0, "a flow without demand was scheduled");
+                }
+                // Maximal and SRPT-ordered: every flow left out that still had demand shares a
+                // source or destination with a taken flow that comes before it in SRPT order.
+                for (f, fl) in t.flows.iter().enumerate() {
+                    if before[f] == 0 || taken.contains(&(f as u32)) {
+                        continue;
+                    }
+                    let blocked = taken.iter().any(|&g| {
+                        let gl = &t.flows[g as usize];
+                        (gl.src == fl.src || gl.dst == fl.dst)
+                            && (before[g as usize], g) < (before[f], f as u32)
+                    });
+                    assert!(blocked, "flow {f} could have been scheduled in slot {ts}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Fastpass on hand-sized scenarios: a star of two hosts plus the arbiter (host 2) on the same
+//! switch; 10 Gbps, 200 ns links, cut-through. A 40-byte control packet crosses a hop in
+//! 32 ns + 200 ns, so host → arbiter takes 464 ns. Epoch E = 8.5 × 1.2 µs = 10.2 µs, timeslot
+//! E/8 = 1.275 µs. A one-packet flow's data arrives 1.632 µs after it leaves (1.2 µs
+//! serialisation, two 200 ns links, one 32 ns header at the switch) and its ACK 464 ns later.
+
+use super::common::*;
+use dcsim::fabric::LossRule;
+use dcsim::packet::PacketKind;
+
+const STAR: &str = "[topology]\nkind = \"star\"\nhosts = 2\n[transport]\nprotocol = \"fastpass\"\n";
+
+#[test]
+fn the_first_packet_waits_for_rts_epoch_and_schedule() {
+    // The RTS reaches the arbiter at 0.464 µs; the next epoch boundary is 10.2 µs, when the
+    // arbiter schedules the epoch [20.4, 30.6) µs. The schedule arrives at 10.664 µs and the
+    // packet leaves in slot 0 at 20.4 µs: FCT = 20.4 + 1.632 + 0.464 = 22.496 µs.
+    let out = run(spec_with_trace(STAR, &["0,0,1,1460,0"]), &[]);
+    assert_eq!(fct_ps(&out, 0), ns(22_496));
+    // RTS, schedule, ACK, final RTS.
+    assert_eq!(out.summary.counters.control_packets_injected, 4);
+    // A flow whose RTS arrives just after a boundary (10.464 > 10.2 µs) waits for the next
+    // one (20.4 µs) and sends at 30.6 µs: FCT = 30.6 + 2.096 − 10 = 22.696 µs.
+    let out = run(spec_with_trace(STAR, &["0,0,1,1460,0.00001"]), &[]);
+    assert_eq!(fct_ps(&out, 0), ns(22_696));
+}
+
+#[test]
+fn a_long_flow_sends_one_packet_per_granted_slot() {
+    // 20 packets: 8 slots in each of the epochs starting 20.4 and 30.6 µs, the last 4 in the
+    // epoch starting 40.8 µs; packet 19 leaves at 40.8 + 3 × 1.275 = 44.625 µs:
+    // FCT = 44.625 + 1.632 + 0.464 = 46.721 µs.
+    let out = run(spec_with_trace(STAR, &["0,0,1,29200,0"]), &[]);
+    assert_eq!(fct_ps(&out, 0), ns(46_721));
+    assert_eq!(out.records.packets_sent[0], 20);
+    assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (0, 0));
+    // RTS, 3 schedules, 20 ACKs, final RTS.
+    assert_eq!(out.summary.counters.control_packets_injected, 25);
+}
+
+#[test]
+fn a_lost_packet_is_re_requested_one_epoch_after_the_last_send() {
+    // Packet 5 is lost at the source NIC. The last packet leaves at 44.625 µs; one epoch later
+    // (54.825 µs) one packet is still unacknowledged, so the source asks again. The RTS reaches
+    // the arbiter at 55.289 µs, the next boundary is 61.2 µs, which schedules the slot at
+    // 71.4 µs for packet 5: FCT = 71.4 + 2.096 = 73.496 µs.
+    let loss = LossRule { flow: 0, seq: 5, kind: PacketKind::Data, hop: 0, count: 1 };
+    let out = run(spec_with_trace(STAR, &["0,0,1,29200,0"]), &[loss]);
+    assert_eq!(fct_ps(&out, 0), ns(73_496));
+    assert_eq!(out.records.packets_sent[0], 21);
+    assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (1, 1));
+}
+
+#[test]
+fn a_lost_schedule_is_recovered_by_the_re_request() {
+    // The first schedule packet (sent at 10.2 µs) is lost: the source never learns of its
+    // first 8 slots, but the arbiter counted them. The later epochs grant the other 12, the
+    // source sends packets 0-11, and one epoch after its twelfth send it asks for the 8
+    // still missing; the flow completes, late.
+    let loss = LossRule { flow: 0, seq: 0, kind: PacketKind::Schedule, hop: 0, count: 1 };
+    let out = run(spec_with_trace(STAR, &["0,0,1,29200,0"]), &[loss]);
+    assert_eq!(out.records.timeouts[0], 1);
+    assert_eq!(out.records.packets_sent[0], 20);
+    assert!(fct_ps(&out, 0) > ns(60_000));
+}
+
+#[test]
+fn the_arbiter_serves_the_shorter_flow_first_at_a_shared_destination() {
+    // Hosts 0 and 1 both send to host 2 (star of 3 + arbiter), 20 and 4 packets, same start.
+    // Every slot can hold one of them (same destination): the 4-packet flow takes the first
+    // 4 slots of the epoch at 20.4 µs, the long flow the next 4 and then 8 + 8.
+    let spec = spec_with_trace(
+        "[topology]\nkind = \"star\"\nhosts = 3\n[transport]\nprotocol = \"fastpass\"\n",
+        &["0,0,2,29200,0", "1,1,2,5840,0"],
+    );
+    let out = run(spec, &[]);
+    // Short: slots 0-3, last at 20.4 + 3 × 1.275 = 24.225 µs → 24.225 + 2.096.
+    assert_eq!(fct_ps(&out, 1), ns(26_321));
+    // Long: 4 slots at 20.4 µs epoch, 8 at 30.6, 8 at 40.8: last at 40.8 + 7 × 1.275.
+    assert_eq!(fct_ps(&out, 0), ns(49_725 + 2_096));
+}
