@@ -33,8 +33,18 @@ pub struct Spec {
     pub phost: PhostSpec,
     /// Fastpass settings (used when `transport.protocol = "fastpass"`).
     pub fastpass: FastpassSpec,
+    /// What a run records beyond the flow table and summary.
+    pub output: OutputSpec,
     /// Simulator implementation choices that do not change the model.
     pub engine: EngineSpec,
+}
+
+/// `[output]`: optional recordings.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct OutputSpec {
+    /// Sample arrived / injected packets and finished flows every this many µs of simulated
+    /// time into the summary's `timeseries`; 0 (default) = off.
+    pub timeseries_us: f64,
 }
 
 /// `[fastpass]` (pHost §4.1, reference §4.2): the arbiter's epoch.
@@ -45,6 +55,19 @@ pub struct FastpassSpec {
     /// Epoch length in MTU transmission times at the host rate (8.5: 10.2 µs at 10 Gbps; a
     /// timeslot is epoch / epoch_slots).
     pub epoch_mtu: f64,
+    /// The arbiter's order: `srpt` (default: fewest packets left to schedule) or `edf`
+    /// (earliest deadline first).
+    pub policy: FastpassPolicy,
+}
+
+/// The Fastpass arbiter's flow order.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum FastpassPolicy {
+    /// Fewest packets left to schedule first.
+    Srpt,
+    /// Earliest deadline first.
+    Edf,
 }
 
 /// `[engine]`: implementation choices with no effect on the modelled network.
@@ -822,9 +845,11 @@ const TOP_KEYS: &[&str] = &[
     "pfabric",
     "phost",
     "fastpass",
+    "output",
     "engine",
 ];
-const FASTPASS_KEYS: &[&str] = &["epoch_slots", "epoch_mtu"];
+const OUTPUT_KEYS: &[&str] = &["timeseries_us"];
+const FASTPASS_KEYS: &[&str] = &["epoch_slots", "epoch_mtu", "policy"];
 const PHOST_KEYS: &[&str] = &[
     "preset",
     "free_tokens",
@@ -962,6 +987,16 @@ impl Spec {
         }
         let e = Section::new("engine", top.raw("engine"), ENGINE_KEYS)?;
         let engine = EngineSpec { fifo_timeline: e.bool("fifo_timeline", true)? };
+        let o = Section::new("output", top.raw("output"), OUTPUT_KEYS)?;
+        let output = OutputSpec {
+            timeseries_us: o.f64_in(
+                "timeseries_us",
+                0.0,
+                0.0,
+                1e12,
+                "must be >= 0 µs (0 = off)",
+            )?,
+        };
         let mut pfabric = pfabric;
         pfabric.thresholds = resolve_thresholds(&pf, &pfabric, &workload)?;
         // Resolve the derived window cap so the spec shows (and a run's identity covers) it.
@@ -1032,6 +1067,11 @@ impl Spec {
                 1e6,
                 "must be a positive number of MTU times",
             )?,
+            policy: fp.choice(
+                "policy",
+                FastpassPolicy::Srpt,
+                &[("srpt", FastpassPolicy::Srpt), ("edf", FastpassPolicy::Edf)],
+            )?,
         };
         if transport.protocol == Protocol::Fastpass && topology.kind == TopologyKind::Pair {
             return Err(SpecError::new(
@@ -1049,6 +1089,7 @@ impl Spec {
             pfabric,
             phost,
             fastpass,
+            output,
             engine,
         };
         spec.check_files()?;

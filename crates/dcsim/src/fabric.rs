@@ -38,6 +38,8 @@ pub struct PacketCounters {
     pub created: u64,
     /// Data packets created.
     pub data: u64,
+    /// Data packets created as retransmissions.
+    pub data_retransmitted: u64,
     /// Control packets created.
     pub control: u64,
     /// Packets that reached their destination host.
@@ -152,6 +154,7 @@ impl Fabric {
             self.counters.control += 1;
         } else {
             self.counters.data += 1;
+            self.counters.data_retransmitted += u64::from(p.retransmit);
         }
         let id = self.pool.alloc(p);
         let nic = self.net.nic(host);

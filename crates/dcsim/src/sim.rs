@@ -112,6 +112,7 @@ fn fastpass_params(spec: &Spec) -> FastpassParams {
         slots_per_epoch: f.epoch_slots,
         epoch: SimTime((t_mtu.as_ps() as f64 * f.epoch_mtu).round() as u64),
         arbiter: spec.topology.n_hosts(),
+        edf: f.policy == crate::config::FastpassPolicy::Edf,
     }
 }
 
@@ -176,6 +177,9 @@ pub struct Simulation {
     completed: u64,
     fct_below_ideal: u64,
     paths: HashMap<(u32, u32), (Vec<Hop>, Vec<Hop>)>,
+    /// Data packets of the flows started so far.
+    arrived_packets: u64,
+    timeseries: crate::metrics::Timeseries,
 }
 
 impl Simulation {
@@ -239,6 +243,8 @@ impl Simulation {
             completed: 0,
             fct_below_ideal: 0,
             paths: HashMap::new(),
+            arrived_packets: 0,
+            timeseries: crate::metrics::Timeseries::default(),
             spec,
         })
     }
@@ -295,6 +301,7 @@ impl Simulation {
         let ideal = self.ideal_fct(f.src, f.dst, f.size_bytes);
         self.floor_deadline(&mut f, ideal);
         self.records.push(&f, ideal);
+        self.arrived_packets += crate::units::Bytes(f.size_bytes).packets() as u64;
         self.transport.start_flow(&f, &mut self.fab);
         self.schedule_next_arrival();
     }
@@ -387,11 +394,19 @@ impl Simulation {
         let total = self.workload.total();
         self.schedule_next_arrival();
         let mut last_report = 0.0f64;
+        let sample_every = SimTime::from_us_f64(self.spec.output.timeseries_us);
+        let mut next_sample =
+            if sample_every > SimTime::ZERO { SimTime::ZERO } else { SimTime::MAX };
         loop {
             if self.next.is_none() && self.completed == self.records.len() as u64 {
                 break;
             }
-            let Some((_, ev)) = self.fab.sched.pop_until(self.stop_at) else { break };
+            let Some((at, ev)) = self.fab.sched.pop_until(self.stop_at) else { break };
+            while at >= next_sample {
+                // The state just before the first event at or after the sample time.
+                self.sample(next_sample);
+                next_sample += sample_every;
+            }
             match ev {
                 Event::Arrive(node, pkt) => {
                     if node < n_hosts {
@@ -444,11 +459,21 @@ impl Simulation {
             peak_packets_in_flight: fab.pool.peak() as u64,
             fct_below_ideal: self.fct_below_ideal,
             conservation_error,
+            timeseries: std::mem::take(&mut self.timeseries),
         };
         let warmup =
             (self.spec.workload.warmup_fraction * self.records.len() as f64).floor() as usize;
         let summary = summarize(&self.records, warmup, counters);
         Ok(RunOutput { records: self.records, summary })
+    }
+
+    fn sample(&mut self, t: SimTime) {
+        let c = &self.fab.counters;
+        let ts = &mut self.timeseries;
+        ts.t_us.push(t.as_us_f64());
+        ts.arrived_packets.push(self.arrived_packets);
+        ts.injected_packets.push(c.data - c.data_retransmitted);
+        ts.flows_done.push(self.completed);
     }
 
     /// created − (delivered + dropped + queued + on a wire): zero when every packet is

@@ -52,6 +52,22 @@ pub struct RunCounters {
     pub fct_below_ideal: u64,
     /// Packets unaccounted for by the conservation check (must be 0).
     pub conservation_error: i64,
+    /// Samples every `output.timeseries_us` of simulated time (empty when off).
+    pub timeseries: Timeseries,
+}
+
+/// The run's state sampled at regular simulated times (pHost Fig. 7's stability view).
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Timeseries {
+    /// Sample times, µs.
+    pub t_us: Vec<f64>,
+    /// Data packets of the flows that have arrived so far (the packets "arrived at the
+    /// sources").
+    pub arrived_packets: Vec<u64>,
+    /// Distinct data packets the sources have put on the wire so far (first transmissions).
+    pub injected_packets: Vec<u64>,
+    /// Flows finished so far.
+    pub flows_done: Vec<u64>,
 }
 
 /// The summary of one run; `summary.json`.

@@ -44,6 +44,9 @@ pub struct FastpassParams {
     pub epoch: SimTime,
     /// Host id of the arbiter (the first service host).
     pub arbiter: u32,
+    /// Order in which the arbiter serves flows: fewest packets left to schedule (SRPT), or
+    /// earliest deadline first (flows without one last).
+    pub edf: bool,
 }
 
 impl FastpassParams {
@@ -70,6 +73,8 @@ struct Flow {
     dst: u32,
     size_bytes: u64,
     n_pkts: u32,
+    /// Absolute deadline (carried in the RTS; used by the EDF arbiter).
+    deadline: SimTime,
     // source
     sending: bool,
     acked: Vec<u64>,
@@ -198,6 +203,7 @@ impl FastpassTransport {
             dst: f.dst,
             size_bytes: f.size_bytes,
             n_pkts: n,
+            deadline: f.deadline,
             sending: true,
             acked,
             requested: n,
@@ -255,12 +261,17 @@ impl FastpassTransport {
         }
     }
 
-    /// One timeslot: a greedy maximal matching in SRPT order (reference §4.2).
+    /// One timeslot: a greedy maximal matching in SRPT (or EDF) order (reference §4.2).
     fn match_timeslot(&mut self, ts: u32) {
         // Stable sort of an almost sorted list (only the previous slot's matches changed by
         // one): close to linear.
         let flows = &self.flows;
-        self.demand.sort_by_key(|&s| (flows[s as usize].to_schedule, flows[s as usize].id));
+        if self.params.edf {
+            self.demand.sort_by_key(|&s| (flows[s as usize].deadline, flows[s as usize].id));
+        } else {
+            self.demand
+                .sort_by_key(|&s| (flows[s as usize].to_schedule as u64, flows[s as usize].id));
+        }
         self.stamp = self.stamp.wrapping_add(1);
         let stamp = self.stamp;
         for &s in &self.demand {
@@ -519,7 +530,12 @@ mod tests {
 
     /// A transport whose arbiter knows `demand`: (src, dst, packets to schedule) per flow.
     fn arbiter_with(demand: &[(u32, u32, u32)]) -> FastpassTransport {
-        let params = FastpassParams { slots_per_epoch: 8, epoch: SimTime(10_200_000), arbiter: 0 };
+        let params = FastpassParams {
+            slots_per_epoch: 8,
+            epoch: SimTime(10_200_000),
+            arbiter: 0,
+            edf: false,
+        };
         let mut t = FastpassTransport::new(params, 64);
         for (i, &(src, dst, n)) in demand.iter().enumerate() {
             t.flows.push(Flow { id: i as u32, src, dst, to_schedule: n, ..Flow::default() });

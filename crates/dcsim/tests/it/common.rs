@@ -12,7 +12,7 @@ pub fn trace_file(rows: &[&str]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("dcsim-it-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("trace-{}.csv", COUNTER.fetch_add(1, Ordering::Relaxed)));
-    let mut text = String::from("id,src,dst,size_bytes,start_time_s\n");
+    let mut text = String::from("id,src,dst,size_bytes,start_time_s,deadline_s\n");
     for r in rows {
         text.push_str(r);
         text.push('\n');

@@ -79,3 +79,17 @@ fn the_arbiter_serves_the_shorter_flow_first_at_a_shared_destination() {
     // Long: 4 slots at 20.4 µs epoch, 8 at 30.6, 8 at 40.8: last at 40.8 + 7 × 1.275.
     assert_eq!(fct_ps(&out, 0), ns(49_725 + 2_096));
 }
+
+#[test]
+fn the_edf_arbiter_serves_the_earlier_deadline_first() {
+    // As above, but the 20-packet flow has the earlier deadline: under EDF it takes the first
+    // 16 slots (epochs at 20.4 and 30.6 µs) and the last 4 at 40.8 µs; the 4-packet flow
+    // follows in the same epoch (slots 4-7).
+    let spec = spec_with_trace(
+        "[topology]\nkind = \"star\"\nhosts = 3\n[transport]\nprotocol = \"fastpass\"\n[fastpass]\npolicy = \"edf\"\n",
+        &["0,0,2,29200,0,0.0001", "1,1,2,5840,0,0.001"],
+    );
+    let out = run(spec, &[]);
+    assert_eq!(fct_ps(&out, 0), ns(40_800 + 3 * 1_275 + 2_096));
+    assert_eq!(fct_ps(&out, 1), ns(40_800 + 7 * 1_275 + 2_096));
+}

@@ -148,3 +148,28 @@ fn generated_deadlines_follow_the_phost_rule_and_do_not_depend_on_the_protocol()
     assert_eq!(a.summary.deadline_flows, 2000);
     assert!(b.summary.deadline_met_fraction > 0.0 && b.summary.deadline_met_fraction <= 1.0);
 }
+
+#[test]
+fn the_timeseries_samples_arrived_and_injected_packets() {
+    // Two 20-packet flows on one link, the second starting at 30 µs; samples every 5 µs.
+    let out = run(
+        spec_with_trace(
+            "[topology]\nkind = \"pair\"\n[output]\ntimeseries_us = 5\n",
+            &["0,0,1,29200,0", "1,0,1,29200,0.00003"],
+        ),
+        &[],
+    );
+    let ts = &out.summary.counters.timeseries;
+    assert_eq!(ts.t_us[..3], [0.0, 5.0, 10.0]);
+    let at = |t: f64| ts.t_us.iter().position(|&x| x == t).unwrap();
+    // Just before the first event at 0, nothing has arrived. By 5 µs flow 0 has; its initial
+    // window of 12 went out at once and slow start has added some (not all: the 20th packet
+    // needs two round trips).
+    assert_eq!((ts.arrived_packets[0], ts.injected_packets[0]), (0, 0));
+    assert_eq!(ts.arrived_packets[at(5.0)], 20);
+    assert!(ts.injected_packets[at(5.0)] > 12 && ts.injected_packets[at(5.0)] < 20);
+    assert_eq!(ts.arrived_packets[at(35.0)], 40);
+    assert_eq!(*ts.injected_packets.last().unwrap(), 40);
+    assert!(ts.injected_packets.iter().zip(&ts.arrived_packets).all(|(i, a)| i <= a));
+    assert!(ts.flows_done.windows(2).all(|w| w[0] <= w[1]));
+}
