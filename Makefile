@@ -40,6 +40,10 @@ test-python: install
 bench: install
 	cargo bench -p dcsim-bench --bench micro -- --warm-up-time 1 --measurement-time 3
 	cargo run --release -q -p dcsim-bench --bin dcsim-e2e
+	for p in pfabric phost fastpass; do \
+	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- benchmarks/phost-default.toml transport.protocol=$$p || exit 1; \
+	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- benchmarks/phost-default.toml transport.protocol=$$p workload.flow_sizes=datamining workload.flows=10000 || exit 1; \
+	done
 	$(PY) benchmarks/sweep_efficiency.py
 
 # Every reproduction at quick scale, then docs/figures.md.

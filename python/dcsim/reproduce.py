@@ -2,7 +2,9 @@
 ``quick`` and ``paper`` scales, and ``figure.py`` with three functions:
 
 - ``data(runs: DataFrame) -> DataFrame``: the figure's numbers from the sweep's summaries
-  (``dcsim.load``), written as ``data.csv``;
+  (``dcsim.load``), written as ``data.csv``; a ``data(runs, store)`` with a second parameter
+  also gets the run store's path, for figures that need the per-flow tables
+  (``dcsim.load(store, flows=True)``);
 - ``plot(data: DataFrame, path: Path)``: the figure, written as ``figure.png``;
 - ``compare(data: DataFrame) -> list[dict]``: rows ``metric``, ``published`` (number or
   None), ``ours``, ``note``, written as ``comparison.md`` with the relative difference.
@@ -14,6 +16,7 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import math
 import os
 import shutil
@@ -132,7 +135,8 @@ def reproduce(
             raise RuntimeError(f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}")
         runs = load(store)
         runs = runs[runs["run"].isin({r.hash for r in p.runs})]
-    data = mod.data(runs)
+    wants_store = len(inspect.signature(mod.data).parameters) >= 2
+    data = mod.data(runs, store) if wants_store else mod.data(runs)
     data.to_csv(out / "data.csv", index=False, float_format="%.6g")
     mod.plot(data, out / "figure.png")
     text = comparison_markdown(name, mod.compare(data), scale)

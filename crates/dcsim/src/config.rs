@@ -348,6 +348,13 @@ pub struct PhostSpec {
     pub short_flow_pkts: u32,
     /// Separate short/long data priorities (paper true; code false: all data at one).
     pub data_priorities: bool,
+    /// The destination's token clock period, in bytes at the host rate (paper 1500: "every
+    /// (MTU-sized) packet transmission time"; code 1540).
+    pub token_interval_bytes: u32,
+    /// After a flow's RTS, leave as many token slots unused as it has free tokens, so its
+    /// unsolicited packets find the downlink free (paper preset true: our choice, the 2016
+    /// code's `hold`; code false: the 2015 code compiles it out).
+    pub hold: bool,
     /// `srpt` (default: fewest remaining packets first), `edf` (earliest deadline first) or
     /// `tenant-fair` (the tenant with fewer bytes scheduled first, SRPT within; turns data
     /// priorities and free tokens off unless they are set), at both ends (§3.3, §4.4).
@@ -860,6 +867,8 @@ const PHOST_KEYS: &[&str] = &[
     "reissue_mtu",
     "short_flow_pkts",
     "data_priorities",
+    "token_interval_bytes",
+    "hold",
     "policy",
 ];
 const PFABRIC_KEYS: &[&str] = &[
@@ -1036,6 +1045,13 @@ impl Spec {
             )?,
             short_flow_pkts: ph.u32_in("short_flow_pkts", 8, 0, 1_000_000_000)?,
             data_priorities: ph.bool("data_priorities", !code)?,
+            token_interval_bytes: ph.u32_in(
+                "token_interval_bytes",
+                if code { 1540 } else { 1500 },
+                40,
+                1_000_000,
+            )?,
+            hold: ph.bool("hold", !code)?,
             policy: PhostPolicy::Srpt, // set below: it changes other fields' defaults
         };
         let mut phost = phost;

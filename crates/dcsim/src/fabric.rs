@@ -161,6 +161,12 @@ impl Fabric {
         self.offer(nic, id);
     }
 
+    /// When host `host`'s NIC will have sent everything queued at it now.
+    #[inline]
+    pub fn nic_idle_at(&self, host: u32) -> SimTime {
+        self.net.ports[self.net.nic(host) as usize].idle_at(self.now())
+    }
+
     /// The destination host consumed packet `id`.
     #[inline]
     pub fn deliver(&mut self, id: PacketId) {

@@ -125,6 +125,8 @@ fn phost_params(spec: &Spec) -> PhostParams {
     PhostParams {
         rate,
         t_mtu,
+        token_interval: rate.tx_time(p.token_interval_bytes as u64),
+        hold: p.hold,
         free_tokens: p.free_tokens,
         free_tokens_only_short: p.free_tokens_only_short,
         token_expiry: mtus(p.token_expiry_mtu),

@@ -424,6 +424,16 @@ impl Port {
         Some(id)
     }
 
+    /// When the port will have sent everything it holds now (`now` if it is idle).
+    #[inline]
+    pub fn idle_at(&self, now: SimTime) -> SimTime {
+        let queued = match &self.queue {
+            PortQueue::Timeline(_) => 0, // already counted in `busy_until`
+            PortQueue::Scheduled(q) => q.len_bytes(),
+        };
+        self.busy_until.max(now) + self.tx_time(queued)
+    }
+
     /// True if an event-driven discipline still holds packets.
     #[inline]
     pub fn has_backlog(&self) -> bool {

@@ -38,8 +38,14 @@ use dcsim_engine::SimTime;
 pub struct PhostParams {
     /// Host link rate.
     pub rate: BitRate,
-    /// One MTU (1500 B) transmission time at the host rate: the token clock's period.
+    /// One MTU (1500 B) transmission time at the host rate: the unit of the timeouts.
     pub t_mtu: SimTime,
+    /// The token clock's period (one MTU time in the paper; 1540 bytes' time in the authors'
+    /// 2015 code).
+    pub token_interval: SimTime,
+    /// Leave the destination's token slots unused while a new flow's free-token packets
+    /// arrive (`hold`).
+    pub hold: bool,
     /// Free tokens per flow.
     pub free_tokens: u32,
     /// Free tokens only for flows that fit in them entirely (the authors' code), instead of
@@ -162,8 +168,6 @@ pub struct PhostTransport {
     flows: Vec<Flow>,
     free: Vec<u32>,
     hosts: Vec<Host>,
-    /// Reused by the token clock to order a destination's flows (no allocation per tick).
-    order: Vec<((u64, u64), u32, u32)>,
 }
 
 impl PhostTransport {
@@ -174,7 +178,6 @@ impl PhostTransport {
             flows: Vec::new(),
             free: Vec::new(),
             hosts: vec![Host::default(); n_hosts as usize],
-            order: Vec::new(),
         }
     }
 
@@ -242,6 +245,11 @@ impl PhostTransport {
     pub fn on_source_wake(&mut self, host: u32, fab: &mut Fabric) {
         let now = fab.now();
         self.hosts[host as usize].sender_wake_pending = false;
+        let idle = fab.nic_idle_at(host);
+        if idle > now {
+            self.wake_sender(host, idle, fab); // the NIC is still busy
+            return;
+        }
         let policy = self.params.policy;
         let h = &self.hosts[host as usize];
         let mut best: Option<((u64, u64), u32, u32)> = None; // (policy key, id, slot)
@@ -278,15 +286,17 @@ impl PhostTransport {
         let tenant = fl.tenant;
         fab.inject(host, data);
         add_tenant_bytes(&mut self.hosts[host as usize].sent_by_tenant, tenant, size as u64);
-        // The NIC is busy for this packet's serialization; try again when it is free.
-        let next = now + p.rate.tx_time(size as u64);
+        // Try again when the NIC has sent everything queued at it (this packet, and any
+        // tokens or ACKs of this host's receiving side): a source sends only on an idle NIC
+        // (Algorithm 1).
+        let next = fab.nic_idle_at(host).max(now + p.rate.tx_time(size as u64));
         self.wake_sender(host, next, fab);
     }
 
     /// The destination's token clock: at most one token per MTU time (Algorithm 2).
     pub fn on_token_clock(&mut self, host: u32, fab: &mut Fabric) {
         let now = fab.now();
-        let t_mtu = self.params.t_mtu;
+        let t_mtu = self.params.token_interval;
         let h = &mut self.hosts[host as usize];
         h.clock_pending = false;
         if h.receiving.is_empty() {
@@ -297,35 +307,29 @@ impl PhostTransport {
             self.wake_clock(host, now + t_mtu, fab);
             return;
         }
-        // Flows in policy order — SRPT: fewest packets missing; EDF: earliest deadline — ties
-        // to the earlier flow.
-        let policy = self.params.policy;
-        let mut order = std::mem::take(&mut self.order);
-        order.clear();
-        order.extend(h.receiving.iter().map(|&s| {
-            let fl = &self.flows[s as usize];
-            (policy_key(policy, fl, fl.n_pkts - fl.received_count, &h.granted_by_tenant), fl.id, s)
-        }));
-        order.sort_unstable();
+        // The first flow in policy order (SRPT: fewest packets missing; EDF: earliest deadline;
+        // ties to the earlier flow) that may get a token: not complete, not waiting for its
+        // re-issue timeout, with tokens left to send (counting a due re-issue), and not
+        // downgraded. One pass, no sort: the answer is the minimum over the eligible flows.
         let p = &self.params;
         let mut wake = SimTime::MAX;
-        let mut chosen = None;
-        for &(_, _, slot) in &order {
-            let fl = &mut self.flows[slot as usize];
+        let mut best: Option<((u64, u64), u32, u32)> = None;
+        let mut reissue_due = false;
+        for &slot in &h.receiving {
+            let fl = &self.flows[slot as usize];
             if fl.received_count == fl.n_pkts {
                 continue;
             }
+            let mut goal = fl.goal;
             if let Some(deadline) = fl.resend_deadline {
                 if now < deadline {
                     wake = wake.min(deadline);
                     continue;
                 }
-                // Re-issue: tokens again for every packet still missing (§3.2, reference §3.4).
-                fl.resend_deadline = None;
-                fl.goal += fl.n_pkts - fl.received_count;
-                fl.reissues += 1;
+                reissue_due = true;
+                goal += fl.n_pkts - fl.received_count;
             }
-            if fl.tokens_sent >= fl.goal {
+            if fl.tokens_sent >= goal {
                 continue;
             }
             if fl.tokens_sent - fl.responded.min(fl.tokens_sent) > p.downgrade_after {
@@ -334,19 +338,46 @@ impl PhostTransport {
                     wake = wake.min(until);
                     continue; // downgraded (§3.2)
                 }
-                fl.responded = fl.tokens_sent - p.downgrade_after; // relax after the period
             }
-            chosen = Some(slot);
-            break;
+            let key = policy_key(p.policy, fl, fl.n_pkts - fl.received_count, &h.granted_by_tenant);
+            if best.is_none_or(|b| (key, fl.id) < (b.0, b.1)) {
+                best = Some((key, fl.id, slot));
+            }
         }
-        self.order = order; // give the buffer back for the next tick
-        let Some(slot) = chosen else {
+        if reissue_due {
+            // Re-issue (§3.2, reference §3.4: tokens again for every packet still missing) for
+            // each due flow that comes before the chosen one in policy order (or every due
+            // flow if none is chosen): exactly the flows a walk in that order would visit.
+            let policy = p.policy;
+            for &slot in &self.hosts[host as usize].receiving {
+                let h = &self.hosts[host as usize];
+                let fl = &self.flows[slot as usize];
+                let due =
+                    fl.received_count < fl.n_pkts && fl.resend_deadline.is_some_and(|d| now >= d);
+                if !due {
+                    continue;
+                }
+                let key =
+                    policy_key(policy, fl, fl.n_pkts - fl.received_count, &h.granted_by_tenant);
+                if best.is_none_or(|b| (key, fl.id) <= (b.0, b.1)) {
+                    let fl = &mut self.flows[slot as usize];
+                    fl.resend_deadline = None;
+                    fl.goal += fl.n_pkts - fl.received_count;
+                    fl.reissues += 1;
+                }
+            }
+        }
+        let Some((_, _, slot)) = best else {
             if wake != SimTime::MAX {
                 self.wake_clock(host, wake.max(now), fab);
             }
             return;
         };
+        let p = &self.params;
         let fl = &mut self.flows[slot as usize];
+        if fl.tokens_sent - fl.responded.min(fl.tokens_sent) > p.downgrade_after {
+            fl.responded = fl.tokens_sent - p.downgrade_after; // relax after the period
+        }
         // The next missing packet, round robin after the previous request.
         let n = fl.n_pkts;
         let mut seq = fl.next_request % n;
@@ -393,7 +424,9 @@ impl PhostTransport {
         let dst = fl.dst;
         let h = &mut self.hosts[dst as usize];
         h.receiving.push(slot);
-        h.hold += free; // leave the downlink free for the unsolicited packets
+        if self.params.hold {
+            h.hold += free; // leave the downlink free for the unsolicited packets
+        }
         self.wake_clock(dst, now, fab);
     }
 

@@ -35,11 +35,29 @@ fn a_lost_packet_is_recovered_by_token_reissue() {
     assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (1, 1));
     // The authors' code re-issues after 9 T instead: 15 T = 18 µs earlier.
     let code = spec_with_trace(
-        &format!("{PAIR}[phost]\npreset = \"authors-code\"\nfree_tokens_only_short = false\n"),
+        &format!(
+            "{PAIR}[phost]\npreset = \"authors-code\"\nfree_tokens_only_short = false\nhold = true\ntoken_interval_bytes = 1500\n"
+        ),
         &["0,0,1,29200,0"],
     );
     let out = run(code, &[loss]);
     assert_eq!(fct_ps(&out, 0), ns(53_696 - 18_000));
+}
+
+#[test]
+fn the_token_clock_runs_at_the_configured_interval() {
+    // As the first test with one token per 1540 bytes' time (1.232 µs, the authors' 2015
+    // code): the held 8 slots end at 232 ns + 8 × 1.232 = 10.088 µs, the first paced token
+    // reaches the source at 10.320 µs and packet 19 leaves 11 slots later, at 23.872 µs:
+    // FCT = 23.872 + 1.4 + 0.232 = 25.504 µs.
+    let out = run(
+        spec_with_trace(
+            &format!("{PAIR}[phost]\ntoken_interval_bytes = 1540\n"),
+            &["0,0,1,29200,0"],
+        ),
+        &[],
+    );
+    assert_eq!(fct_ps(&out, 0), ns(25_504));
 }
 
 #[test]

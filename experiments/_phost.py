@@ -1,0 +1,139 @@
+"""Shared by the pHost (CoNEXT'15) reproductions: protocol and workload names, the figures'
+numbers from a sweep's summaries, and a grouped-bar plot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, Iterable, List, Sequence
+
+import numpy as np
+import pandas as pd
+
+from dcsim import plot as dplot
+
+PROTOCOLS = {"pfabric": "pFabric", "phost": "pHost", "fastpass": "Fastpass"}
+#: pHost under the authors'-code preset (Fig. 3 only).
+PHOST_CODE = "pHost (authors' code)"
+WORKLOADS = {"imc10": "IMC10", "websearch": "Web search", "datamining": "Data mining"}
+HOSTS = 144
+HOST_GBPS = 10.0
+
+
+def long_bins(workload: str) -> List[str]:
+    """pHost Fig. 4: long flows are > 10 MB (web search, data mining) or > 100 KB (IMC10)."""
+    return ["100KB-10MB", "10MB+"] if workload == "imc10" else ["10MB+"]
+
+
+def _pooled_mean(r: pd.Series, bins: Sequence[str]) -> float:
+    n = sum(float(r.get(f"bins.{b}.count", 0) or 0) for b in bins)
+    if n == 0:
+        return float("nan")
+    return sum(float(r.get(f"bins.{b}.count", 0) or 0) * float(r.get(f"bins.{b}.mean_slowdown", 0) or 0) for b in bins) / n
+
+
+def rows(runs: pd.DataFrame, **fixed) -> pd.DataFrame:
+    """One row per run: the metrics every pHost figure draws from. `fixed` gives the values of
+    spec fields the sweep does not vary (dotted names with `__` for `.`), e.g.
+    ``workload__load=0.6``."""
+    out = []
+    all_bins = ["0-100KB", "100KB-10MB", "10MB+"]
+    runs = runs.copy()
+    for k, v in fixed.items():
+        runs[k.replace("__", ".")] = v
+    for _, r in runs.iterrows():
+        w = r["workload.flow_sizes"]
+        long = long_bins(w) if w in WORKLOADS else ["10MB+"]
+        short = [b for b in all_bins if b not in long]
+        drops = {h: float(r.get(f"drops_by_hop.{h}", 0) or 0) for h in ("source_nic", "tor_uplink", "core", "tor_downlink")}
+        injected = float(r["data_packets_injected"]) + float(r["control_packets_injected"])
+        out.append(
+            {
+                "workload": w,
+                "protocol": PHOST_CODE if r["transport.protocol"] == "phost" and r.get("phost.preset", "paper") == "authors-code" else PROTOCOLS[r["transport.protocol"]],
+                "load": float(r["workload.load"]),
+                "deadlines": float(r.get("workload.deadline_mean_us", 0) or 0) > 0,
+                "p_small": float(r.get("workload.bimodal.p_small", 0.5)),
+                "senders": int(r.get("workload.incast_senders", 0) or 0),
+                "buffer_bytes": int(r.get("topology.buffer_bytes", 36864)),
+                "flows": int(r["flows_completed"]),
+                "mean_slowdown": float(r["mean_slowdown"]),
+                "p99_slowdown": float(r["p99_slowdown"]),
+                "short_mean_slowdown": _pooled_mean(r, short),
+                "long_mean_slowdown": _pooled_mean(r, long),
+                "nfct": float(r["nfct"]),
+                "throughput_norm": float(r["throughput_gbps"]) / (HOSTS * HOST_GBPS),
+                "deadline_met": float(r["deadline_met_fraction"]),
+                "drop_rate": sum(drops.values()) / injected if injected else float("nan"),
+                **{f"drops_{h}": v for h, v in drops.items()},
+                "injected_packets": injected,
+                "mean_fct_us": float(r["mean_fct_us"]),
+                "mean_rct_us": float(r.get("mean_request_completion_us", 0) or 0),
+            }
+        )
+    d = pd.DataFrame(out)
+    d["protocol"] = pd.Categorical(d["protocol"], list(PROTOCOLS.values()) + [PHOST_CODE], ordered=True)
+    return d.sort_values(["workload", "protocol", "load"]).reset_index(drop=True)
+
+
+def pick(d: pd.DataFrame, **where) -> pd.DataFrame:
+    m = np.ones(len(d), dtype=bool)
+    for k, v in where.items():
+        col = d[k]
+        m &= (np.abs(col - v) < 1e-9) if isinstance(v, float) else (col == v)
+    return d[m]
+
+
+def value(d: pd.DataFrame, col: str, **where) -> float:
+    s = pick(d, **where)[col]
+    return float(s.iloc[0]) if len(s) else float("nan")
+
+
+def bars(ax, d: pd.DataFrame, col: str, groups: Dict[str, str], group_col: str = "workload", ylabel: str = "", log: bool = False) -> None:
+    """Grouped bars: one group per `groups` key, one bar per protocol."""
+    protos = [p for p in list(PROTOCOLS.values()) + [PHOST_CODE] if (d.protocol == p).any()]
+    width = 0.8 / len(protos)
+    x = np.arange(len(groups))
+    for i, p in enumerate(protos):
+        ys = [value(d, col, **{group_col: g, "protocol": p}) for g in groups]
+        color = dplot.SERIES.get(p, ("#98df8a", None))[0]
+        ax.bar(x + (i - (len(protos) - 1) / 2) * width, ys, width, label=p, color=color)
+    ax.set_xticks(x)
+    ax.set_xticklabels(list(groups.values()))
+    ax.set_ylabel(ylabel)
+    if log:
+        ax.set_yscale("log")
+
+
+def ratio_rows(d: pd.DataFrame, col: str, num: str, den: str, published, label: str, note: str, groups: Iterable[str] = WORKLOADS, **where) -> List[dict]:
+    """Comparison rows num/den of `col` per workload."""
+    out = []
+    for w in groups:
+        a = value(d, col, workload=w, protocol=num, **where)
+        b = value(d, col, workload=w, protocol=den, **where)
+        out.append({"metric": f"{WORKLOADS.get(w, w)}: {label}", "published": published, "ours": a / b if b else float("nan"), "note": note})
+    return out
+
+
+def save_bars(d: pd.DataFrame, panels, title: str, path: Path, width_per_panel: float = 3.6) -> None:
+    """`panels`: (column, y label, log scale) per panel; workloads as groups."""
+    fig, axes = dplot.grid(len(panels), title, width_per_panel=width_per_panel, height=2.9)
+    for ax, (col, label, log) in zip(axes, panels):
+        bars(ax, d, col, WORKLOADS, ylabel=label, log=log)
+    dplot.legend_once(axes)
+    dplot.save(fig, path)
+
+
+SETUP_NOTE = """\
+- **Setting (§4.1).** 144-host leaf-spine (9 × 16, 4 spines), 10/40 Gbps, 200 ns links,
+  cut-through, packet spraying, 36,864 B per port; all-to-all Poisson; slowdown = FCT / the
+  flow's FCT alone in the idle network (`docs/metrics.md`). pFabric: MinTCP, initial window 12,
+  fixed RTO 45 µs (§4.1), window cap 15 and no probe mode as the pHost authors' simulator runs it
+  (reference §2.4). pHost: the paper's §4.1 parameters (`phost.preset = "paper"`). Fastpass: the
+  pHost paper's version (8-slot epochs of 8.5 MTU times, zero arbiter compute, perfect clocks;
+  `docs/model.md`).
+- **Quick scale is small.** 20,000 IMC10, 3,000 web-search and 1,000 data-mining flows per run
+  (the paper: 100,000 to 1,000,000). Means over a few thousand heavy-tailed flows move by
+  several percent between seeds, and at loads ≥ 0.8 runs this short never reach the unstable
+  regime the paper describes (Fig. 7), so high-load slowdowns are lower than a long run's.
+  `--scale paper` runs 100,000 flows per workload.
+"""
