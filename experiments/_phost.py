@@ -24,6 +24,12 @@ def long_bins(workload: str) -> List[str]:
     return ["100KB-10MB", "10MB+"] if workload == "imc10" else ["10MB+"]
 
 
+def _get(r: pd.Series, key: str, default):
+    """A run's value for a spec field, `default` where the sweep did not set it."""
+    v = r.get(key, default)
+    return default if v is None or (isinstance(v, float) and np.isnan(v)) else v
+
+
 def _pooled_mean(r: pd.Series, bins: Sequence[str]) -> float:
     n = sum(float(r.get(f"bins.{b}.count", 0) or 0) for b in bins)
     if n == 0:
@@ -48,13 +54,14 @@ def rows(runs: pd.DataFrame, **fixed) -> pd.DataFrame:
         injected = float(r["data_packets_injected"]) + float(r["control_packets_injected"])
         out.append(
             {
+                "run": r["run"],
                 "workload": w,
-                "protocol": PHOST_CODE if r["transport.protocol"] == "phost" and r.get("phost.preset", "paper") == "authors-code" else PROTOCOLS[r["transport.protocol"]],
+                "protocol": PHOST_CODE if r["transport.protocol"] == "phost" and _get(r, "phost.preset", "paper") == "authors-code" else PROTOCOLS[r["transport.protocol"]],
                 "load": float(r["workload.load"]),
-                "deadlines": float(r.get("workload.deadline_mean_us", 0) or 0) > 0,
-                "p_small": float(r.get("workload.bimodal.p_small", 0.5)),
-                "senders": int(r.get("workload.incast_senders", 0) or 0),
-                "buffer_bytes": int(r.get("topology.buffer_bytes", 36864)),
+                "deadlines": float(_get(r, "workload.deadline_mean_us", 0)) > 0,
+                "p_small": float(_get(r, "workload.bimodal.p_small", 0.5)),
+                "senders": int(_get(r, "workload.incast_senders", 0)),
+                "buffer_bytes": int(_get(r, "topology.buffer_bytes", 36864)),
                 "flows": int(r["flows_completed"]),
                 "mean_slowdown": float(r["mean_slowdown"]),
                 "p99_slowdown": float(r["p99_slowdown"]),
@@ -67,12 +74,32 @@ def rows(runs: pd.DataFrame, **fixed) -> pd.DataFrame:
                 **{f"drops_{h}": v for h, v in drops.items()},
                 "injected_packets": injected,
                 "mean_fct_us": float(r["mean_fct_us"]),
-                "mean_rct_us": float(r.get("mean_request_completion_us", 0) or 0),
+                "mean_rct_us": float(_get(r, "mean_request_completion_us", 0)),
             }
         )
     d = pd.DataFrame(out)
     d["protocol"] = pd.Categorical(d["protocol"], list(PROTOCOLS.values()) + [PHOST_CODE], ordered=True)
     return d.sort_values(["workload", "protocol", "load"]).reset_index(drop=True)
+
+
+def short_p99(runs: pd.DataFrame, store) -> pd.Series:
+    """Per run (indexed by run hash): the 99th-percentile slowdown of its short flows (Fig. 4's
+    definition), from the per-flow tables."""
+    import pyarrow.dataset as pds
+
+    from dcsim import load
+
+    flows = load(store, flows=True).to_table(
+        columns=["run", "size_bytes", "slowdown", "completed"], filter=pds.field("run").isin(list(runs["run"]))
+    ).to_pandas()
+    out = {}
+    for _, r in runs.iterrows():
+        f = flows[(flows.run == r["run"]) & flows.completed]
+        cut = 100e3 if r["workload.flow_sizes"] == "imc10" else 10e6
+        s = np.sort(f[f.size_bytes <= cut].slowdown.to_numpy())
+        # Same convention as the summary's percentiles: the value at index floor(0.99 n).
+        out[r["run"]] = float(s[min(int(np.floor(0.99 * len(s))), len(s) - 1)]) if len(s) else float("nan")
+    return pd.Series(out)
 
 
 def pick(d: pd.DataFrame, **where) -> pd.DataFrame:

@@ -75,7 +75,11 @@ NOTES = ph.SETUP_NOTE.split("- **Quick scale")[0] + """\
   each tenant's completed bytes per unit time during the interval in which both tenants still
   have flows (from the start to the first tenant's last completion), and its share of the
   total; panel (b) also shows each tenant's bytes over its own span.
-- **Workload.** Flows alternate between the tenants (equal flow counts; `workload.tenants`), each
-  tenant's sizes from its own trace, all starting at time 0 (`workload.arrivals = "at-start"`),
-  random source and destination per flow. Quick scale: 2,000 flows (paper scale 20,000).
+- **Workload.** Each flow belongs to the IMC10 tenant with probability 8.52/9.52 and to the web
+  search tenant otherwise (`workload.tenant_weights`): flow counts in inverse proportion to the
+  mean sizes, so the tenants offer equal bytes and both stay backlogged. The paper's tenants
+  "inject the flows in their trace" without saying how many; with equal flow counts the IMC10
+  tenant would offer ~1/8.5 of the bytes and finish early under any policy. Sizes from each
+  tenant's own trace, all flows at time 0 (`workload.arrivals = "at-start"`), random source
+  and destination per flow. Quick scale: 5,000 flows (paper scale 50,000).
 """

@@ -14,9 +14,11 @@ SWEEP = "../phost-fig3/sweep.toml"
 HOPS = {"source_nic": "NIC", "tor_uplink": "ToR up", "core": "core", "tor_downlink": "ToR down"}
 
 
-def data(runs: pd.DataFrame) -> pd.DataFrame:
+def data(runs: pd.DataFrame, store) -> pd.DataFrame:
     d = ph.rows(runs)
-    keep = ["workload", "protocol", "load", "deadlines", "nfct", "throughput_norm", "deadline_met", "mean_slowdown", "p99_slowdown", "drop_rate", "injected_packets"]
+    # (d) is the tail of short flows (§4.3: "tail latency for short flows").
+    d["short_p99_slowdown"] = d.run.map(ph.short_p99(runs, store))
+    keep = ["workload", "protocol", "load", "deadlines", "nfct", "throughput_norm", "deadline_met", "mean_slowdown", "short_mean_slowdown", "short_p99_slowdown", "p99_slowdown", "drop_rate", "injected_packets"]
     keep += [f"drops_{h}" for h in HOPS]
     return d[keep].reset_index(drop=True)
 
@@ -31,7 +33,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     ph.bars(axes[0], m, "nfct", ph.WORKLOADS, ylabel="(a) normalized FCT")
     ph.bars(axes[1], m, "throughput_norm", ph.WORKLOADS, ylabel="(b) throughput / access bandwidth")
     ph.bars(axes[2], d[d.deadlines], "deadline_met", ph.WORKLOADS, ylabel="(c) fraction of deadlines met")
-    ph.bars(axes[3], m, "p99_slowdown", ph.WORKLOADS, ylabel="(d) 99th-percentile slowdown")
+    ph.bars(axes[3], m, "short_p99_slowdown", ph.WORKLOADS, ylabel="(d) short flows: 99th-pct slowdown")
     ws = d[(~d.deadlines) & (d.workload == "websearch")]
     for p in ph.PROTOCOLS.values():
         s = ws[ws.protocol == p]
@@ -64,9 +66,9 @@ def compare(d: pd.DataFrame):
         rows.append({"metric": f"{label}: deadlines met, max − min over the protocols (points)", "published": (0.0, 2.0), "ours": (max(vals) - min(vals)) * 100, "note": "§4.3: 'maximum difference ... being 2%' (EDF everywhere)"})
     for w, label in ph.WORKLOADS.items():
         for p in ("pFabric", "pHost"):
-            rows.append({"metric": f"{label}: {p} 99th-percentile slowdown", "published": 2.0, "ours": ph.value(m, "p99_slowdown", workload=w, protocol=p), "note": "§4.3: 'around 2'"})
-        r = ph.value(m, "p99_slowdown", workload=w, protocol="Fastpass") / ph.value(m, "mean_slowdown", workload=w, protocol="Fastpass")
-        rows.append({"metric": f"{label}: Fastpass p99 / mean slowdown", "published": 2.0, "ours": r, "note": "§4.3: 'almost 2x the mean slowdown'"})
+            rows.append({"metric": f"{label}: {p} short-flow 99th-percentile slowdown", "published": 2.0, "ours": ph.value(m, "short_p99_slowdown", workload=w, protocol=p), "note": "§4.3: 'around 2'"})
+        r = ph.value(m, "short_p99_slowdown", workload=w, protocol="Fastpass") / ph.value(m, "short_mean_slowdown", workload=w, protocol="Fastpass")
+        rows.append({"metric": f"{label}: Fastpass short-flow p99 / mean slowdown", "published": 2.0, "ours": r, "note": "§4.3: 'almost 2x the mean slowdown'"})
     ws = m[m.workload == "websearch"]
     pf = ws[ws.protocol == "pFabric"]
     if len(pf):

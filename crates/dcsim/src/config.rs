@@ -266,6 +266,9 @@ pub struct WorkloadSpec {
     /// One flow-size choice per tenant (same forms as `flow_sizes`, which they replace); flow
     /// k belongs to tenant k mod n. Empty (default): one tenant.
     pub tenants: Vec<FlowSizes>,
+    /// Relative share of flows per tenant (same length as `tenants`); each flow then draws its
+    /// tenant at random with these weights. Empty (default): tenants take turns.
+    pub tenant_weights: Vec<f64>,
     /// `poisson` (default: Poisson arrivals at the load) or `at-start` (every flow starts at
     /// time 0, as in pHost §4.4).
     pub arrivals: Arrivals,
@@ -905,6 +908,7 @@ const TOPOLOGY_KEYS: &[&str] = &[
 const WORKLOAD_KEYS: &[&str] = &[
     "flow_sizes",
     "tenants",
+    "tenant_weights",
     "arrivals",
     "size_sampling",
     "bimodal",
@@ -1383,6 +1387,40 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
             ))
         }
     };
+    let tenant_weights: Vec<f64> = match w.raw("tenant_weights") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, v) in items.iter().enumerate() {
+                match v.as_f64() {
+                    Some(x) if x > 0.0 && x.is_finite() => out.push(x),
+                    _ => {
+                        return Err(SpecError::new(
+                            format!("{}[{i}]", w.field("tenant_weights")),
+                            format!("{} is not a positive number", show(v)),
+                        ))
+                    }
+                }
+            }
+            out
+        }
+        Some(v) => {
+            return Err(SpecError::new(
+                w.field("tenant_weights"),
+                format!("must be a list of positive numbers, got {} {}", type_name(v), show(v)),
+            ))
+        }
+    };
+    if !tenant_weights.is_empty() && tenant_weights.len() != tenants.len() {
+        return Err(SpecError::new(
+            w.field("tenant_weights"),
+            format!(
+                "{} weights for {} tenants: give one weight per entry of `workload.tenants`",
+                tenant_weights.len(),
+                tenants.len()
+            ),
+        ));
+    }
     let arrivals = w.choice(
         "arrivals",
         Arrivals::Poisson,
@@ -1459,6 +1497,7 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
         mean_size_bytes: w.bytes("mean_size_bytes", 0)?,
         matrix,
         tenants,
+        tenant_weights,
         arrivals,
         incast_senders,
         flows,

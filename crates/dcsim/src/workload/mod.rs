@@ -44,6 +44,16 @@ pub struct FlowArrival {
     pub request: u32,
 }
 
+/// Flow (or request) `k`'s tenant among `n`: by turns, or drawn from the cumulative weights
+/// `cdf` when there are any.
+fn tenant_of(k: u32, n: usize, cdf: &[f64], rng: &mut Rng) -> u32 {
+    if cdf.is_empty() {
+        return k % n as u32;
+    }
+    let u = rng.next_f64();
+    cdf.iter().position(|&c| u < c).unwrap_or(cdf.len() - 1) as u32
+}
+
 /// Per-host arrival rate in flows per second for link rate `bps`, load `rho` and mean payload
 /// `mean_bytes` (reference §1.3).
 pub fn per_host_rate(bps: f64, rho: f64, mean_bytes: f64) -> f64 {
@@ -59,8 +69,12 @@ enum Source {
 /// Produces the run's flows in arrival order.
 pub struct Generator {
     source: Source,
-    /// One sampler per tenant (flow k, or incast request k, belongs to tenant k mod n).
+    /// One sampler per tenant (flow k, or incast request k, belongs to tenant k mod n, or to
+    /// one drawn with `tenant_cdf`).
     sizes: Vec<FlowSizeSampler>,
+    /// Cumulative tenant weights, normalised (empty: tenants take turns).
+    tenant_cdf: Vec<f64>,
+    rng_tenant: Rng,
     at_start: bool,
     n_hosts: u32,
     /// Mean time between arrivals (flows or incast requests) over the whole fabric, s.
@@ -86,11 +100,28 @@ impl Generator {
         } else {
             w.tenants.iter().map(|t| FlowSizeSampler::new(t, w)).collect::<Result<Vec<_>, _>>()?
         };
-        // Tenants take turns, so the mean is the tenants' average.
+        // The mean over tenants, weighted by their share of flows.
+        let weights: Vec<f64> = if w.tenant_weights.is_empty() {
+            vec![1.0; sizes.len()]
+        } else {
+            w.tenant_weights.clone()
+        };
+        let total_weight: f64 = weights.iter().sum();
         let mean = if w.mean_size_bytes > 0 {
             w.mean_size_bytes as f64
         } else {
-            sizes.iter().map(|s| s.mean_bytes()).sum::<f64>() / sizes.len() as f64
+            sizes.iter().zip(&weights).map(|(s, x)| s.mean_bytes() * x).sum::<f64>() / total_weight
+        };
+        let tenant_cdf: Vec<f64> = if w.tenant_weights.is_empty() {
+            Vec::new()
+        } else {
+            weights
+                .iter()
+                .scan(0.0, |acc, x| {
+                    *acc += x / total_weight;
+                    Some(*acc)
+                })
+                .collect()
         };
         let bps = spec.topology.host_link_gbps * 1e9;
         let mut rng_pair = Rng::stream(spec.seed, 3);
@@ -133,6 +164,8 @@ impl Generator {
         Ok(Generator {
             source,
             sizes,
+            tenant_cdf,
+            rng_tenant: Rng::stream(spec.seed, 5),
             at_start: w.arrivals == crate::config::Arrivals::AtStart,
             n_hosts,
             mean_gap_s,
@@ -177,7 +210,8 @@ impl Generator {
                 if !self.at_start {
                     self.now_s += self.rng_time.exponential(self.mean_gap_s);
                 }
-                let tenant = id % self.sizes.len() as u32;
+                let tenant =
+                    tenant_of(id, self.sizes.len(), &self.tenant_cdf, &mut self.rng_tenant);
                 let src = self.rng_pair.below(self.n_hosts as u64) as u32;
                 let dst = match permutation {
                     Some(p) => p[src as usize],
@@ -202,7 +236,8 @@ impl Generator {
                 }
                 let (n, request) = (*senders, *next_request);
                 *next_request += 1;
-                let tenant = request % self.sizes.len() as u32;
+                let tenant =
+                    tenant_of(request, self.sizes.len(), &self.tenant_cdf, &mut self.rng_tenant);
                 let dst = self.rng_pair.below(self.n_hosts as u64) as u32;
                 let total = self.sizes[tenant as usize].sample(&mut self.rng_size);
                 let share = total.div_ceil(n as u64).max(1);
@@ -319,6 +354,13 @@ mod tests {
             flows.iter().map(|f| crate::units::Bytes(f.size_bytes).wire_bytes() as f64).sum();
         let load = bytes * 8.0 / flows.last().unwrap().start.as_secs_f64() / (144.0 * 10e9);
         assert!((load - 0.6).abs() < 0.03, "measured load {load}");
+        // Weights: about three times as many flows for tenant 1.
+        let mut g =
+            gen("[workload]\ntenants = [1000, 2000]\ntenant_weights = [1, 3]\nflows = 8000");
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        let t1 = flows.iter().filter(|f| f.tenant == 1).count() as f64 / 8000.0;
+        assert!((t1 - 0.75).abs() < 0.02, "tenant 1 share {t1}");
+        assert!(flows.iter().all(|f| f.size_bytes == 1000 * (f.tenant as u64 + 1)));
     }
 
     #[test]
