@@ -68,7 +68,7 @@ def rows(runs: pd.DataFrame, **fixed) -> pd.DataFrame:
                 "short_mean_slowdown": _pooled_mean(r, short),
                 "long_mean_slowdown": _pooled_mean(r, long),
                 "nfct": float(r["nfct"]),
-                "throughput_norm": float(r["throughput_gbps"]) / (HOSTS * HOST_GBPS),
+                "throughput_norm": float(_get(r, "throughput_during_arrivals_gbps", 0)) / (HOSTS * HOST_GBPS),
                 "deadline_met": float(r["deadline_met_fraction"]),
                 "drop_rate": sum(drops.values()) / injected if injected else float("nan"),
                 **{f"drops_{h}": v for h, v in drops.items()},

@@ -35,7 +35,10 @@ def named_workloads() -> list[str]:
     """Names of the shipped flow-size distributions."""
 
 def thresholds(workload: str, load: float, queues: int, method: str) -> list[float]:
-    """Few-queue flow-size thresholds in bytes ("mg1" model optimum or "equal-split")."""
+    """Few-queue thresholds in bytes ("mg1", "equal-split", "pias" closed form, "pias-table")."""
+
+def pias_shares(load: float, queues: int) -> list[float]:
+    """PIAS §3.3: the share of flows each MLFQ level serves (sums to 1)."""
 
 def threshold_fctn(workload: str, load: float, thresholds: list[float]) -> float:
     """The M/G/1 priority model's mean normalized FCT for the given thresholds."""

@@ -86,11 +86,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     _add_exec_args(p)
 
-    p = sub.add_parser("thresholds", help="flow-size thresholds for pFabric over a few priority queues")
+    p = sub.add_parser("thresholds", help="thresholds for pFabric over a few priority queues and for PIAS")
     p.add_argument("--workload", default="websearch", help="websearch, datamining, imc10 or a CDF file")
     p.add_argument("--load", type=float, default=0.6)
     p.add_argument("--queues", type=int, default=4)
-    p.add_argument("--method", default="mg1", choices=["mg1", "equal-split"])
+    p.add_argument(
+        "--method",
+        default="mg1",
+        choices=["mg1", "equal-split", "pias", "pias-table"],
+        help="mg1: pFabric SIGCOMM'13 §6.1 model optimum; equal-split; pias: PIAS §3.3 closed form; pias-table: the PIAS authors' script values",
+    )
 
     p = sub.add_parser("gallery", help="collect reproduced figures into docs/figures.md")
     p.add_argument("--results", default="results")
@@ -185,12 +190,18 @@ def main(argv: Optional[List[str]] = None) -> int:
                 model = _dcsim.threshold_fctn(args.workload, args.load, t)
             except _dcsim.InvalidSpec as e:
                 raise SpecError(str(e.args[0]), str(e.args[1])) from None
+            pias = args.method.startswith("pias")
             print(f"{args.queues} queues, {args.workload}, load {args.load}, method {args.method}")
+            what = "packets at byte offsets" if pias else "flows"
             for k, x in enumerate(t):
-                print(f"  queue {k}: flows up to {x:,.0f} bytes ({x / 1460:,.1f} packets)")
-            print(f"  queue {len(t)}: larger flows")
-            print(f"M/G/1 model mean normalized FCT: {model:.4f}")
-            print(f"spec: [pfabric] queues = {args.queues}, thresholds = [{', '.join(str(round(x)) for x in t)}]")
+                print(f"  queue {k}: {what} up to {x:,.0f} bytes ({x / 1460:,.1f} packets)")
+            print(f"  queue {len(t)}: beyond")
+            if args.method == "pias":
+                shares = _dcsim.pias_shares(args.load, args.queues)
+                print("PIAS §3.3 shares of flows per queue: " + ", ".join(f"{s:.3f}" for s in shares) + f" (sum {sum(shares):.6f})")
+            print(f"M/G/1 model mean normalized FCT (as flow-size classes): {model:.4f}")
+            section = "pias" if pias else "pfabric"
+            print(f"spec: [{section}] queues = {args.queues}, thresholds = [{', '.join(str(round(x)) for x in t)}]")
             return 0
         if args.command == "gallery":
             from . import reproduce as rep

@@ -144,7 +144,9 @@ fn size_dist(workload: &str) -> PyResult<dcsim::thresholds::SizeDist> {
 }
 
 /// Few-queue thresholds (bytes) for `queues` queues: `method` is "mg1" (the SIGCOMM'13 §6.1
-/// M/G/1 model, optimised for `load`) or "equal-split".
+/// M/G/1 model, optimised for `load`), "equal-split", "pias" (PIAS §3.3 closed form) or
+/// "pias-table" (the PIAS authors' script values; web search and data mining, 8 queues,
+/// loads 0.5-0.9).
 #[pyfunction]
 fn thresholds(workload: &str, load: f64, queues: usize, method: &str) -> PyResult<Vec<f64>> {
     if !(load > 0.0 && load < 1.0) {
@@ -161,16 +163,35 @@ fn thresholds(workload: &str, load: f64, queues: usize, method: &str) -> PyResul
             String::new(),
         )));
     }
+    if method == "pias-table" {
+        let t = dcsim::thresholds::pias_table_pkts(workload, load).filter(|_| queues == 8);
+        return t
+            .map(|t| t.iter().map(|&p| (p * dcsim::units::MSS_BYTES as u64) as f64).collect())
+            .ok_or_else(|| {
+                InvalidSpec::new_err((
+                    format!("`method`: the PIAS authors' table covers 8 queues for websearch and datamining at loads 0.5-0.9, not {queues} queues, {workload} at {load}"),
+                    "method".to_string(),
+                    String::new(),
+                ))
+            });
+    }
     let d = size_dist(workload)?;
     match method {
         "mg1" => Ok(dcsim::thresholds::optimise(&d, load, queues)),
         "equal-split" => Ok(dcsim::thresholds::equal_split(&d, queues)),
+        "pias" => Ok(dcsim::thresholds::pias_closed_form(&d, load, queues)),
         other => Err(InvalidSpec::new_err((
-            format!("`method`: \"{other}\" is not one of \"mg1\", \"equal-split\""),
+            format!("`method`: \"{other}\" is not one of \"mg1\", \"equal-split\", \"pias\", \"pias-table\""),
             "method".to_string(),
             String::new(),
         ))),
     }
+}
+
+/// PIAS §3.3: the share of flows each of `queues` MLFQ levels serves at `load` (sums to 1).
+#[pyfunction]
+fn pias_shares(load: f64, queues: usize) -> Vec<f64> {
+    dcsim::thresholds::pias_shares(load, queues)
 }
 
 /// The M/G/1 model's mean normalized FCT for `thresholds` (bytes, increasing) at `load`.
@@ -199,6 +220,7 @@ fn _dcsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(named_workloads, m)?)?;
     m.add_function(wrap_pyfunction!(thresholds, m)?)?;
+    m.add_function(wrap_pyfunction!(pias_shares, m)?)?;
     m.add_function(wrap_pyfunction!(threshold_fctn, m)?)?;
     m.add("InvalidSpec", m.py().get_type::<InvalidSpec>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

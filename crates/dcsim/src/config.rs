@@ -33,6 +33,8 @@ pub struct Spec {
     pub phost: PhostSpec,
     /// Fastpass settings (used when `transport.protocol = "fastpass"`).
     pub fastpass: FastpassSpec,
+    /// PIAS settings (used when `transport.protocol = "pias"`).
+    pub pias: PiasSpec,
     /// What a run records beyond the flow table and summary.
     pub output: OutputSpec,
     /// Simulator implementation choices that do not change the model.
@@ -58,6 +60,51 @@ pub struct FastpassSpec {
     /// The arbiter's order: `srpt` (default: fewest packets left to schedule) or `edf`
     /// (earliest deadline first).
     pub policy: FastpassPolicy,
+}
+
+/// `[pias]` (PIAS NSDI'15 §3-4, reference §6).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PiasSpec {
+    /// Strict-priority queues per port, 1-8 (8).
+    pub queues: u32,
+    /// `queues − 1` increasing demotion thresholds, bytes: a packet whose byte offset in its
+    /// flow is ≤ `thresholds[k]` goes to queue k (resolved from `threshold_method` when not
+    /// given).
+    pub thresholds: Vec<u64>,
+    /// How thresholds are chosen when not given: `table` (the PIAS authors' scripts; web search
+    /// and data mining at loads 0.5-0.9 with 8 queues), `closed-form` (§3.3), `equal-split`,
+    /// or `auto` (default: `table` where it has an entry, else `closed-form`); resolved to the
+    /// method used.
+    pub threshold_method: PiasThresholdMethod,
+    /// ECN marking at the `dctcp.marking_threshold_bytes` threshold: `per-port` (default,
+    /// §4.1.2), `per-queue`, or `off`.
+    pub ecn: PiasEcn,
+}
+
+/// How PIAS thresholds are chosen.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PiasThresholdMethod {
+    /// The table where it has an entry, else the closed form (resolved away).
+    Auto,
+    /// The PIAS authors' published script values.
+    Table,
+    /// The paper's §3.3 closed form.
+    ClosedForm,
+    /// Equal fractions of flows per queue.
+    EqualSplit,
+}
+
+/// Where PIAS switches measure the queue for ECN marking.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum PiasEcn {
+    /// The whole port's occupancy.
+    PerPort,
+    /// The occupancy of the packet's own queue.
+    PerQueue,
+    /// No marking.
+    Off,
 }
 
 /// The Fastpass arbiter's flow order.
@@ -313,6 +360,14 @@ pub enum Protocol {
     Phost,
     /// Fastpass: a centralised arbiter schedules every packet (see `[fastpass]`).
     Fastpass,
+    /// PIAS: MLFQ tagging by bytes sent, strict-priority queues with ECN, DCTCP (see
+    /// `[pias]`).
+    Pias,
+    /// LAS: pFabric's priority-dropping switch keyed by bytes sent, MinTCP hosts (see
+    /// `[pfabric]` for the host and buffer settings).
+    Las,
+    /// L2DCT: DCTCP with size-aware weights from bytes sent (see `[dctcp]`).
+    L2dct,
 }
 
 /// Which reading of pHost's parameters (reference §3.3).
@@ -431,8 +486,10 @@ pub struct PfabricSpec {
 pub enum PriorityKey {
     /// Remaining flow size (SRPT).
     Remaining,
-    /// Absolute deadline (EDF), quenching hopeless flows.
+    /// Absolute deadline (EDF), quenching hopeless flows (pFabric's ns-2 patch).
     Deadline,
+    /// Absolute deadline (EDF), hopeless flows included (the pHost authors' simulator).
+    DeadlineStrict,
 }
 
 /// How few-queue thresholds are chosen.
@@ -529,6 +586,9 @@ pub struct TransportSpec {
     /// not hold (idealised SACK, the ns-2 `FullTcp/Sack` agents of the pFabric scripts).
     /// Default false (NewReno).
     pub sack: bool,
+    /// MinTCP's probe mode after this many consecutive timeouts (the PIAS scripts' agents:
+    /// 5); 0 (default) = never.
+    pub probe_after_timeouts: u32,
 }
 
 /// `[dctcp]` (reference §7.1).
@@ -855,10 +915,12 @@ const TOP_KEYS: &[&str] = &[
     "pfabric",
     "phost",
     "fastpass",
+    "pias",
     "output",
     "engine",
 ];
 const OUTPUT_KEYS: &[&str] = &["timeseries_us"];
+const PIAS_KEYS: &[&str] = &["queues", "thresholds", "threshold_method", "ecn"];
 const FASTPASS_KEYS: &[&str] = &["epoch_slots", "epoch_mtu", "policy"];
 const PHOST_KEYS: &[&str] = &[
     "preset",
@@ -932,6 +994,7 @@ const TRANSPORT_KEYS: &[&str] = &[
     "dupack_threshold",
     "buffer_bytes",
     "sack",
+    "probe_after_timeouts",
 ];
 const DCTCP_KEYS: &[&str] = &["g", "marking_threshold_bytes", "initial_alpha"];
 
@@ -980,7 +1043,11 @@ impl Spec {
             priority: pf.choice(
                 "priority",
                 PriorityKey::Remaining,
-                &[("remaining", PriorityKey::Remaining), ("deadline", PriorityKey::Deadline)],
+                &[
+                    ("remaining", PriorityKey::Remaining),
+                    ("deadline", PriorityKey::Deadline),
+                    ("deadline-strict", PriorityKey::DeadlineStrict),
+                ],
             )?,
         };
         if pfabric.buffer_bytes > 0 && pfabric.buffer_bytes < crate::units::MTU_BYTES as u64 {
@@ -1093,6 +1160,8 @@ impl Spec {
                 &[("srpt", FastpassPolicy::Srpt), ("edf", FastpassPolicy::Edf)],
             )?,
         };
+        let pi = Section::new("pias", top.raw("pias"), PIAS_KEYS)?;
+        let pias = resolve_pias(&pi, &workload, transport.protocol == Protocol::Pias)?;
         if transport.protocol == Protocol::Fastpass && topology.kind == TopologyKind::Pair {
             return Err(SpecError::new(
                 "transport.protocol",
@@ -1109,6 +1178,7 @@ impl Spec {
             pfabric,
             phost,
             fastpass,
+            pias,
             output,
             engine,
         };
@@ -1148,6 +1218,124 @@ impl Spec {
     }
 }
 
+/// `[pias]`; thresholds are derived only for PIAS runs (`used`), so other protocols' specs
+/// need no CDF for them.
+fn resolve_pias(pi: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<PiasSpec, SpecError> {
+    let queues = pi.u32_in("queues", 8, 1, 8)?;
+    let ecn = pi.choice(
+        "ecn",
+        PiasEcn::PerPort,
+        &[("per-port", PiasEcn::PerPort), ("per-queue", PiasEcn::PerQueue), ("off", PiasEcn::Off)],
+    )?;
+    let mut method = pi.choice(
+        "threshold_method",
+        PiasThresholdMethod::Auto,
+        &[
+            ("auto", PiasThresholdMethod::Auto),
+            ("table", PiasThresholdMethod::Table),
+            ("closed-form", PiasThresholdMethod::ClosedForm),
+            ("equal-split", PiasThresholdMethod::EqualSplit),
+        ],
+    )?;
+    let field = pi.field("thresholds");
+    let k = queues as usize;
+    // An empty list (as a resolved non-PIAS spec shows) means "not given".
+    if let Some(given) = byte_list(pi, "thresholds")?.filter(|v| !v.is_empty()) {
+        if given.len() != k - 1 {
+            return Err(SpecError::new(
+                &field,
+                format!("{} thresholds given for {k} queues; give {}", given.len(), k - 1),
+            ));
+        }
+        if !given.windows(2).all(|w| w[0] < w[1]) {
+            return Err(SpecError::new(&field, format!("{given:?} must increase")));
+        }
+        return Ok(PiasSpec { queues, thresholds: given, threshold_method: method, ecn });
+    }
+    if k == 1 || !used {
+        return Ok(PiasSpec { queues, thresholds: Vec::new(), threshold_method: method, ecn });
+    }
+    let named = match &w.flow_sizes {
+        FlowSizes::Named(n) if w.tenants.is_empty() => Some(n.as_str()),
+        _ => None,
+    };
+    let table = named.and_then(|n| crate::thresholds::pias_table_pkts(n, w.load));
+    if method == PiasThresholdMethod::Auto {
+        method = if table.is_some() && k == 8 {
+            PiasThresholdMethod::Table
+        } else {
+            PiasThresholdMethod::ClosedForm
+        };
+    }
+    let thresholds: Vec<u64> = match method {
+        PiasThresholdMethod::Table => {
+            let t = table.filter(|_| k == 8).ok_or_else(|| {
+                SpecError::new(
+                    pi.field("threshold_method"),
+                    format!(
+                        "the authors' table covers 8 queues for web search and data mining at loads 0.5, 0.6, 0.7, 0.8, 0.9; this run has {k} queues, {:?} at load {}: use \"closed-form\", \"equal-split\" or give `pias.thresholds`",
+                        w.flow_sizes, w.load
+                    ),
+                )
+            })?;
+            t.iter().map(|p| p * crate::units::MSS_BYTES as u64).collect()
+        }
+        _ => {
+            let cdf = match crate::workload::FlowSizeSampler::from_spec(w)? {
+                crate::workload::FlowSizeSampler::Cdf(cdf, _) => cdf,
+                _ => {
+                    return Err(SpecError::new(
+                        &field,
+                        "computing thresholds needs a flow-size CDF (`workload.flow_sizes` = a CDF); give `pias.thresholds` instead",
+                    ))
+                }
+            };
+            let d = crate::thresholds::SizeDist::from_cdf(&cdf);
+            let t = if method == PiasThresholdMethod::EqualSplit {
+                crate::thresholds::equal_split(&d, k)
+            } else {
+                crate::thresholds::pias_closed_form(&d, w.load, k)
+            };
+            increasing_bytes(&t)
+        }
+    };
+    Ok(PiasSpec { queues, thresholds, threshold_method: method, ecn })
+}
+
+/// Rounds computed thresholds to whole bytes, at least 1 and strictly increasing.
+fn increasing_bytes(t: &[f64]) -> Vec<u64> {
+    let mut out: Vec<u64> = t.iter().map(|x| x.round().max(1.0) as u64).collect();
+    for i in 1..out.len() {
+        out[i] = out[i].max(out[i - 1] + 1);
+    }
+    out
+}
+
+/// A list of positive byte counts (integers or strings with units), if the key is present.
+fn byte_list(s: &Section<'_>, key: &str) -> Result<Option<Vec<u64>>, SpecError> {
+    let field = s.field(key);
+    match s.raw(key) {
+        None => Ok(None),
+        Some(Value::Array(items)) => {
+            let mut v = Vec::new();
+            for item in items {
+                let b = match item {
+                    Value::String(x) => parse_bytes(x),
+                    other => as_u64(other),
+                };
+                v.push(b.filter(|&b| b > 0).ok_or_else(|| {
+                    SpecError::new(&field, format!("{} is not a positive byte count", show(item)))
+                })?);
+            }
+            Ok(Some(v))
+        }
+        Some(v) => Err(SpecError::new(
+            &field,
+            format!("must be a list of byte counts, got {} {}", type_name(v), show(v)),
+        )),
+    }
+}
+
 /// The few-queue thresholds: as given (checked), or computed for the workload and load.
 fn resolve_thresholds(
     pf: &Section<'_>,
@@ -1155,28 +1343,7 @@ fn resolve_thresholds(
     w: &WorkloadSpec,
 ) -> Result<Vec<u64>, SpecError> {
     let field = pf.field("thresholds");
-    let given = match pf.raw("thresholds") {
-        None => None,
-        Some(Value::Array(items)) => {
-            let mut v = Vec::new();
-            for item in items {
-                let b = match item {
-                    Value::String(s) => parse_bytes(s),
-                    other => as_u64(other),
-                };
-                v.push(b.filter(|&b| b > 0).ok_or_else(|| {
-                    SpecError::new(&field, format!("{} is not a positive byte count", show(item)))
-                })?);
-            }
-            Some(v)
-        }
-        Some(v) => {
-            return Err(SpecError::new(
-                &field,
-                format!("must be a list of byte counts, got {} {}", type_name(v), show(v)),
-            ))
-        }
-    };
+    let given = byte_list(pf, "thresholds")?;
     let k = p.queues as usize;
     if k == 0 {
         return match given {
@@ -1212,11 +1379,7 @@ fn resolve_thresholds(
         ThresholdMethod::Mg1 => crate::thresholds::optimise(&d, w.load, k),
         ThresholdMethod::EqualSplit => crate::thresholds::equal_split(&d, k),
     };
-    let mut out: Vec<u64> = t.iter().map(|x| x.round().max(1.0) as u64).collect();
-    for i in 1..out.len() {
-        out[i] = out[i].max(out[i - 1] + 1);
-    }
-    Ok(out)
+    Ok(increasing_bytes(&t))
 }
 
 fn resolve_topology(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
@@ -1524,6 +1687,9 @@ fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSp
             ("ideal", Protocol::Ideal),
             ("phost", Protocol::Phost),
             ("fastpass", Protocol::Fastpass),
+            ("pias", Protocol::Pias),
+            ("las", Protocol::Las),
+            ("l2dct", Protocol::L2dct),
         ],
     )?;
     let dupack_threshold = match t.raw("dupack_threshold") {
@@ -1586,6 +1752,7 @@ fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSp
         dupack_threshold,
         buffer_bytes,
         sack: t.bool("sack", false)?,
+        probe_after_timeouts: t.u32_in("probe_after_timeouts", 0, 0, 1_000_000)?,
     })
 }
 

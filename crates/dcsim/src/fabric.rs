@@ -44,6 +44,8 @@ pub struct PacketCounters {
     pub control: u64,
     /// Packets that reached their destination host.
     pub delivered: u64,
+    /// Wire bytes of the data packets that reached their destination host.
+    pub data_bytes_delivered: u64,
     /// Packets dropped by a port.
     pub dropped: u64,
 }
@@ -171,6 +173,10 @@ impl Fabric {
     #[inline]
     pub fn deliver(&mut self, id: PacketId) {
         self.counters.delivered += 1;
+        let p = self.pool.get(id);
+        if !p.is_control() {
+            self.counters.data_bytes_delivered += p.size_bytes as u64;
+        }
         self.pool.free(id);
     }
 

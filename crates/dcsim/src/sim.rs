@@ -13,7 +13,7 @@ use crate::topology::{Network, PortInfo};
 use crate::transport::fastpass::{FastpassParams, FastpassTransport};
 use crate::transport::phost::{PhostParams, PhostTransport};
 use crate::transport::window::{Completion, WindowParams, WindowTransport};
-use crate::transport::{AnyCc, Dctcp, LineRate, MinTcp, Reno};
+use crate::transport::{AnyCc, Dctcp, L2dct, LineRate, MinTcp, Reno};
 use crate::workload::{FlowArrival, Generator};
 use dcsim_engine::SimTime;
 use std::collections::HashMap;
@@ -23,7 +23,7 @@ use std::time::Instant;
 fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
     let t = &spec.transport;
     match t.protocol {
-        Protocol::Pfabric | Protocol::Ideal => {
+        Protocol::Pfabric | Protocol::Ideal | Protocol::Las => {
             // pFabric (reference §2.4): fixed RTO, no fast retransmit, SACK, probe mode.
             let p = &spec.pfabric;
             let max = p.max_window(p.buffer(t, &spec.topology));
@@ -39,13 +39,21 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
             params.sack_skip = true;
             params.probe_after = probe;
             params.class_thresholds = p.thresholds.clone();
-            if p.priority == PriorityKey::Deadline {
+            if p.priority != PriorityKey::Remaining {
                 params.deadline_priority = Some(spec.topology.host_rate());
+                params.deadline_quench = p.priority == PriorityKey::Deadline;
             }
+            // LAS (reference §7.4): pFabric with the bytes sent as the priority number.
+            params.priority_bytes_sent = t.protocol == Protocol::Las;
             (params, cc)
         }
         // pHost and Fastpass have their own mechanisms; these window settings go unused there.
-        Protocol::Tcp | Protocol::Dctcp | Protocol::Phost | Protocol::Fastpass => {
+        Protocol::Tcp
+        | Protocol::Dctcp
+        | Protocol::Phost
+        | Protocol::Fastpass
+        | Protocol::Pias
+        | Protocol::L2dct => {
             let params = WindowParams::tcp(
                 t.initial_window_pkts,
                 t.max_window_pkts,
@@ -56,8 +64,15 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
             );
             let mut params = params;
             params.sack_skip = t.sack;
+            params.probe_after = t.probe_after_timeouts;
+            if t.protocol == Protocol::Pias {
+                // PIAS's MLFQ tags (§3.1): class from each packet's byte offset.
+                params.class_thresholds = spec.pias.thresholds.clone();
+                params.tag_by_offset = true;
+            }
             let cc = match t.protocol {
                 Protocol::Tcp => AnyCc::Reno(Reno),
+                Protocol::L2dct => AnyCc::L2dct(L2dct::new(spec.dctcp.g, spec.dctcp.initial_alpha)),
                 _ => AnyCc::Dctcp(Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha)),
             };
             (params, cc)
@@ -181,6 +196,9 @@ pub struct Simulation {
     paths: HashMap<(u32, u32), (Vec<Hop>, Vec<Hop>)>,
     /// Data packets of the flows started so far.
     arrived_packets: u64,
+    /// Time of the first arrival, and (time, data bytes delivered) at the last one.
+    first_arrival: Option<SimTime>,
+    at_last_arrival: Option<(SimTime, u64)>,
     timeseries: crate::metrics::Timeseries,
 }
 
@@ -190,17 +208,22 @@ impl Simulation {
         let workload = Generator::new(&spec)?;
         let protocol = spec.transport.protocol;
         let buffer = match protocol {
-            Protocol::Pfabric | Protocol::Ideal => {
+            Protocol::Pfabric | Protocol::Ideal | Protocol::Las => {
                 spec.pfabric.buffer(&spec.transport, &spec.topology)
             }
             _ => spec.transport.port_buffer(&spec.topology),
         };
+        let k = spec.dctcp.marking_threshold_bytes;
         let marking = match protocol {
-            Protocol::Dctcp => {
-                EcnMarking::Instantaneous { threshold_bytes: spec.dctcp.marking_threshold_bytes }
-            }
+            Protocol::Dctcp | Protocol::L2dct => EcnMarking::Instantaneous { threshold_bytes: k },
+            Protocol::Pias => match spec.pias.ecn {
+                crate::config::PiasEcn::PerPort => EcnMarking::Instantaneous { threshold_bytes: k },
+                crate::config::PiasEcn::PerQueue => EcnMarking::PerQueue { threshold_bytes: k },
+                crate::config::PiasEcn::Off => EcnMarking::Off,
+            },
             _ => EcnMarking::Off,
         };
+        let pias_queues = spec.pias.queues as usize;
         let timeline = spec.engine.fifo_timeline;
         let (queues, reserved) = (spec.pfabric.queues as usize, spec.pfabric.reserved_bytes);
         let factory = move |_info: PortInfo| {
@@ -208,7 +231,12 @@ impl Simulation {
                 Protocol::Pfabric if queues > 0 => PortQueue::Scheduled(AnyQueue::StrictPriority(
                     StrictPriorityQueue::new(queues, buffer, reserved),
                 )),
-                Protocol::Pfabric | Protocol::Phost | Protocol::Fastpass => {
+                // PIAS (reference §6.3): K strict-priority FIFOs over one shared buffer, plain
+                // tail drop, at switches and NICs alike (§4.1.2 end-host queueing).
+                Protocol::Pias => PortQueue::Scheduled(AnyQueue::StrictPriority(
+                    StrictPriorityQueue::new(pias_queues, buffer, 0),
+                )),
+                Protocol::Pfabric | Protocol::Phost | Protocol::Fastpass | Protocol::Las => {
                     PortQueue::Scheduled(AnyQueue::PriorityDrop(PriorityDropQueue::new(buffer)))
                 }
                 _ if timeline => PortQueue::Timeline(DropTail::new(buffer)),
@@ -246,6 +274,8 @@ impl Simulation {
             fct_below_ideal: 0,
             paths: HashMap::new(),
             arrived_packets: 0,
+            first_arrival: None,
+            at_last_arrival: None,
             timeseries: crate::metrics::Timeseries::default(),
             spec,
         })
@@ -305,7 +335,12 @@ impl Simulation {
         self.records.push(&f, ideal);
         self.arrived_packets += crate::units::Bytes(f.size_bytes).packets() as u64;
         self.transport.start_flow(&f, &mut self.fab);
+        let now = self.fab.now();
+        self.first_arrival.get_or_insert(now);
         self.schedule_next_arrival();
+        if self.next.is_none() {
+            self.at_last_arrival = Some((now, self.fab.counters.data_bytes_delivered));
+        }
     }
 
     fn schedule_next_arrival(&mut self) {
@@ -461,6 +496,12 @@ impl Simulation {
             peak_packets_in_flight: fab.pool.peak() as u64,
             fct_below_ideal: self.fct_below_ideal,
             conservation_error,
+            throughput_during_arrivals_gbps: match (self.first_arrival, self.at_last_arrival) {
+                (Some(t0), Some((t1, bytes))) if t1 > t0 => {
+                    bytes as f64 * 8.0 / (t1 - t0).as_secs_f64() / 1e9
+                }
+                _ => 0.0,
+            },
             timeseries: std::mem::take(&mut self.timeseries),
         };
         let warmup =

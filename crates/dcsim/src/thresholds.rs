@@ -379,3 +379,102 @@ mod tests {
         assert!((d.moments(eq[1]).p - 0.5).abs() < 1e-6);
     }
 }
+
+/// PIAS §3.3 (reference §6.5): the share θ_l of flows each of `queues` MLFQ levels should
+/// serve at `load`. The paper's ratio argument makes each θ_l proportional to
+/// 1 − ρ·Σ_{m<l} θ_m; with x_l = Σ_{m≤l} θ_m that gives 1 − ρ·x_l = (1 − ρc)^l, and Σθ = 1
+/// fixes c = (1 − (1 − ρ)^{1/K}) / ρ. The shares fall geometrically: the top queue serves
+/// the most flows.
+pub fn pias_shares(load: f64, queues: usize) -> Vec<f64> {
+    let k = queues.max(1) as f64;
+    let c = (1.0 - (1.0 - load).powf(1.0 / k)) / load;
+    let r = 1.0 - load * c;
+    let cumulative = |l: usize| (1.0 - r.powi(l as i32)) / load;
+    (1..=queues.max(1)).map(|l| cumulative(l) - cumulative(l - 1)).collect()
+}
+
+/// PIAS demotion thresholds from the closed form: α_l = the flow size below which the first
+/// x_l = θ_1 + … + θ_l of flows lie (θ are fractions of flows, §3.3: θ_j = F(α_j) −
+/// F(α_{j−1})).
+pub fn pias_closed_form(d: &SizeDist, load: f64, queues: usize) -> Vec<f64> {
+    let shares = pias_shares(load, queues);
+    let mut x = 0.0;
+    shares[..shares.len() - 1]
+        .iter()
+        .map(|s| {
+            x += s;
+            d.quantile(x.min(1.0))
+        })
+        .collect()
+}
+
+/// The demotion thresholds of the PIAS authors' final ns-2 scripts (reference §6.5, S3
+/// `run_pias_dctcp.py` / `run_pias_vl2.py`), in packets of 1460 B, for 8 queues: web search
+/// and data mining at loads 0.5-0.9.
+pub fn pias_table_pkts(workload: &str, load: f64) -> Option<[u64; 7]> {
+    const WEBSEARCH: [(f64, [u64; 7]); 5] = [
+        (0.5, [1059, 1412, 1643, 1869, 2008, 2115, 2184]),
+        (0.6, [956, 1381, 1718, 2028, 2297, 2551, 2660]),
+        (0.7, [999, 1305, 1564, 1763, 1956, 2149, 2309]),
+        (0.8, [909, 1329, 1648, 1960, 2143, 2337, 2484]),
+        (0.9, [759, 1132, 1456, 1737, 2010, 2199, 2325]),
+    ];
+    const DATAMINING: [(f64, [u64; 7]); 5] = [
+        (0.5, [805, 1106, 1401, 10693, 11970, 21162, 22272]),
+        (0.6, [840, 1232, 1617, 11950, 12238, 21494, 25720]),
+        (0.7, [907, 1301, 1619, 12166, 12915, 21313, 26374]),
+        (0.8, [745, 1083, 1391, 13689, 14936, 21149, 27245]),
+        (0.9, [750, 1083, 1416, 13705, 14952, 21125, 28253]),
+    ];
+    let table: &[(f64, [u64; 7])] = match workload {
+        "websearch" => &WEBSEARCH,
+        "datamining" => &DATAMINING,
+        _ => return None,
+    };
+    table.iter().find(|(l, _)| (l - load).abs() < 1e-9).map(|(_, t)| *t)
+}
+
+#[cfg(test)]
+mod pias_tests {
+    use super::*;
+
+    #[test]
+    fn shares_sum_to_one_and_follow_the_ratio_rule() {
+        for load in [0.3, 0.5, 0.8, 0.95] {
+            for k in 1..=8 {
+                let s = pias_shares(load, k);
+                assert_eq!(s.len(), k);
+                assert!((s.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+                // θ_l ∝ 1 − ρ·Σ_{m<l} θ_m: the same ratio for every level.
+                let mut before = 0.0;
+                let ratio = s[0];
+                for &t in &s {
+                    assert!((t / (1.0 - load * before) - ratio).abs() < 1e-12);
+                    before += t;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn two_queues_by_hand() {
+        // ρ = 0.75, K = 2: c = (1 − √0.25) / 0.75 = 2/3, so θ = (2/3, 1/3) (and indeed
+        // θ_2 / θ_1 = 1 − ρ·θ_1 = 1/2).
+        let s = pias_shares(0.75, 2);
+        assert!((s[0] - 2.0 / 3.0).abs() < 1e-12 && (s[1] - 1.0 / 3.0).abs() < 1e-12);
+        // Sizes uniform on [1, 3] packets = [1460, 4380] B: the threshold is the 2/3
+        // quantile, 1460 + 2/3 · 2920 = 3406.67 B.
+        let cdf = Cdf::parse("1 0 0\n3 0 1\n", "test").unwrap();
+        let t = pias_closed_form(&SizeDist::from_cdf(&cdf), 0.75, 2);
+        assert_eq!(t.len(), 1);
+        assert!((t[0] - (1460.0 + 2.0 / 3.0 * 2920.0)).abs() < 1e-6, "{t:?}");
+    }
+
+    #[test]
+    fn the_authors_tables() {
+        assert_eq!(pias_table_pkts("websearch", 0.9).unwrap()[0], 759);
+        assert_eq!(pias_table_pkts("datamining", 0.5).unwrap()[6], 22272);
+        assert!(pias_table_pkts("websearch", 0.65).is_none());
+        assert!(pias_table_pkts("imc10", 0.6).is_none());
+    }
+}

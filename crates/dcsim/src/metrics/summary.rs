@@ -52,6 +52,10 @@ pub struct RunCounters {
     pub fct_below_ideal: u64,
     /// Packets unaccounted for by the conservation check (must be 0).
     pub conservation_error: i64,
+    /// Data bytes (on the wire) delivered to receivers while flows were still arriving, per
+    /// second of that period, Gbps (whole fabric): the delivered rate of the loaded network,
+    /// free of the drain at the end of a run.
+    pub throughput_during_arrivals_gbps: f64,
     /// Samples every `output.timeseries_us` of simulated time (empty when off).
     pub timeseries: Timeseries,
 }

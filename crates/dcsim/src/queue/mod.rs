@@ -190,6 +190,13 @@ pub enum EcnMarking {
         /// K, in bytes.
         threshold_bytes: u64,
     },
+    /// As `Instantaneous`, but counting only the bytes of the arriving packet's own queue
+    /// (strict-priority ports; PIAS §4.1.2 "per-queue" marking). On single-queue ports this
+    /// is the same as `Instantaneous`.
+    PerQueue {
+        /// K, in bytes.
+        threshold_bytes: u64,
+    },
 }
 
 /// Counters kept by every port.
@@ -339,8 +346,21 @@ impl Port {
         if let PortQueue::Timeline(q) = &mut self.queue {
             q.advance(now);
         }
-        if let EcnMarking::Instantaneous { threshold_bytes } = self.marking {
-            let waiting = self.waiting_bytes();
+        let rule = match self.marking {
+            EcnMarking::Off => None,
+            EcnMarking::Instantaneous { threshold_bytes } => {
+                Some((threshold_bytes, self.waiting_bytes()))
+            }
+            EcnMarking::PerQueue { threshold_bytes } => {
+                let class = pool.get(id).class as usize;
+                let waiting = match &self.queue {
+                    PortQueue::Scheduled(AnyQueue::StrictPriority(q)) => q.class_bytes(class),
+                    _ => self.waiting_bytes(),
+                };
+                Some((threshold_bytes, waiting))
+            }
+        };
+        if let Some((threshold_bytes, waiting)) = rule {
             let p = pool.get_mut(id);
             if p.ecn & ecn::ECT != 0 && waiting >= threshold_bytes {
                 p.ecn |= ecn::CE;
@@ -541,6 +561,53 @@ mod tests {
             let id = pkt(&mut pool, 1500, 0);
             p.offer(id, SimTime::from_ns(10), &mut pool, &mut rng);
             assert_eq!(pool.get(id).ecn & ecn::CE, 0, "a non-ECT packet is never marked");
+        }
+    }
+
+    #[test]
+    fn per_port_and_per_queue_marking_on_a_strict_priority_port() {
+        // Two queues, K = 3000 B. Queued while the link is busy: two class-1 packets (3000 B
+        // in queue 1), then a class-0 packet arrives. Per port it sees 3000 B waiting and is
+        // marked; per queue it sees its own empty queue and is not. A further class-1 packet
+        // is marked either way.
+        for (marking, expect_high) in [
+            (EcnMarking::Instantaneous { threshold_bytes: 3000 }, true),
+            (EcnMarking::PerQueue { threshold_bytes: 3000 }, false),
+        ] {
+            let mut pool = PacketPool::new();
+            let mut rng = Rng::new(1);
+            let queue = PortQueue::Scheduled(AnyQueue::StrictPriority(StrictPriorityQueue::new(
+                2, 100_000, 0,
+            )));
+            let mut p = Port::new(
+                0,
+                1,
+                false,
+                false,
+                BitRate::from_gbps(10.0),
+                SimTime::from_ns(200),
+                HopKind::Core,
+                queue,
+                marking,
+            );
+            let class = |pool: &mut PacketPool, c: u8| {
+                let id = pkt(pool, 1500, ecn::ECT);
+                pool.get_mut(id).class = c;
+                id
+            };
+            let on_wire = class(&mut pool, 1);
+            p.offer(on_wire, SimTime::ZERO, &mut pool, &mut rng);
+            for _ in 0..2 {
+                let id = class(&mut pool, 1);
+                p.offer(id, SimTime::from_ns(10), &mut pool, &mut rng);
+                assert_eq!(pool.get(id).ecn & ecn::CE, 0);
+            }
+            let high = class(&mut pool, 0);
+            p.offer(high, SimTime::from_ns(20), &mut pool, &mut rng);
+            assert_eq!(pool.get(high).ecn & ecn::CE != 0, expect_high, "{marking:?}");
+            let low = class(&mut pool, 1);
+            p.offer(low, SimTime::from_ns(30), &mut pool, &mut rng);
+            assert_ne!(pool.get(low).ecn & ecn::CE, 0, "{marking:?}");
         }
     }
 }

@@ -50,6 +50,12 @@ impl StrictPriorityQueue {
         self.bytes[k]
     }
 
+    /// Bytes waiting in the queue a packet of class `class` joins (classes past the last
+    /// queue share it).
+    pub fn class_bytes(&self, class: usize) -> u64 {
+        self.bytes[class.min(self.bytes.len() - 1)]
+    }
+
     fn shared_capacity(&self) -> u64 {
         self.limit_bytes.saturating_sub(self.queues.len() as u64 * self.reserve_bytes)
     }

@@ -12,12 +12,14 @@
 
 pub mod dctcp;
 pub mod fastpass;
+pub mod l2dct;
 pub mod pfabric;
 pub mod phost;
 pub mod tcp;
 pub mod window;
 
 pub use dctcp::Dctcp;
+pub use l2dct::L2dct;
 pub use pfabric::{LineRate, MinTcp};
 pub use tcp::Reno;
 
@@ -87,6 +89,8 @@ pub enum AnyCc {
     MinTcp(MinTcp),
     /// pFabric's LineRate.
     LineRate(LineRate),
+    /// L2DCT.
+    L2dct(L2dct),
 }
 
 /// Forwards a call to whichever policy `self` holds (static dispatch).
@@ -97,6 +101,7 @@ macro_rules! each_cc {
             AnyCc::Dctcp($c) => $body,
             AnyCc::MinTcp($c) => $body,
             AnyCc::LineRate($c) => $body,
+            AnyCc::L2dct($c) => $body,
         }
     };
 }

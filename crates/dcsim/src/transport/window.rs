@@ -54,6 +54,16 @@ pub struct WindowParams {
     pub class_thresholds: Vec<u64>,
     /// EDF priorities (pFabric's deadline mode) at this line rate; `None`: remaining bytes.
     pub deadline_priority: Option<crate::units::BitRate>,
+    /// With EDF priorities, give hopeless flows the lowest priority (pFabric's ns-2 patch);
+    /// false keeps the deadline whatever happens (the pHost authors' simulator).
+    pub deadline_quench: bool,
+    /// PIAS's multi-level feedback queue (§3.1, reference §6.2): each packet's class is the
+    /// first k with its byte offset ≤ `class_thresholds[k]` (the last class beyond them all),
+    /// instead of one class per flow from its size. A retransmission keeps its class.
+    pub tag_by_offset: bool,
+    /// LAS (reference §7.4): the packet priority number is the packet's byte offset (bytes
+    /// the flow sent before it) instead of the remaining size.
+    pub priority_bytes_sent: bool,
 }
 
 impl WindowParams {
@@ -77,8 +87,18 @@ impl WindowParams {
             probe_after: 0,
             class_thresholds: Vec::new(),
             deadline_priority: None,
+            deadline_quench: true,
+            tag_by_offset: false,
+            priority_bytes_sent: false,
         }
     }
+}
+
+/// PIAS's tag (reference §6.2): the first class whose threshold the byte `offset` does not
+/// exceed; the last class beyond them all.
+#[inline]
+pub fn mlfq_class(thresholds: &[u64], offset: u64) -> u8 {
+    thresholds.partition_point(|&t| t < offset) as u8
 }
 
 /// A flow finished: what the records need.
@@ -111,6 +131,7 @@ struct Flow {
     deadline: SimTime,
     /// Line rate for EDF priorities (pFabric's deadline mode), if on.
     edf_rate: Option<crate::units::BitRate>,
+    edf_quench: bool,
     // sender
     snd_una: u32,
     snd_nxt: u32,
@@ -150,6 +171,7 @@ impl Flow {
             class: 0,
             deadline: SimTime::MAX,
             edf_rate: None,
+            edf_quench: true,
             snd_una: 0,
             snd_nxt: 0,
             high_tx: 0,
@@ -214,12 +236,9 @@ impl WindowTransport {
         new.n_pkts = n_pkts;
         new.deadline = f.deadline;
         new.edf_rate = self.params.deadline_priority;
-        new.class = self
-            .params
-            .class_thresholds
-            .iter()
-            .position(|&t| f.size_bytes <= t)
-            .unwrap_or(self.params.class_thresholds.len()) as u8;
+        new.edf_quench = self.params.deadline_quench;
+        // Few-queue pFabric: the flow's class from its size (PIAS tags per packet instead).
+        new.class = mlfq_class(&self.params.class_thresholds, f.size_bytes);
         new.win =
             Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 };
         *fl = new;
@@ -343,7 +362,7 @@ fn pump(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
         if params.sack_skip && seq < fl.high_tx && received(fl, seq) {
             continue; // the receiver has it (SACK)
         }
-        send_data(slot, fl, seq, fab);
+        send_data(params, slot, fl, seq, fab);
         sent = true;
     }
     if sent && fl.timer_at == SimTime::MAX {
@@ -356,23 +375,25 @@ fn pump(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
 pub const LOWEST_PRIORITY: u64 = u64::MAX / 2;
 
 /// pFabric's EDF priority (reference §2.5): the flow's absolute deadline, unless it has none,
-/// has passed it, or cannot make it even alone at line rate — then the lowest priority, so
-/// hopeless flows stop taking bandwidth from flows that can still meet theirs.
+/// or (with `quench`) has passed it or cannot make it even alone at line rate — then the
+/// lowest priority, so hopeless flows stop taking bandwidth from flows that can still meet
+/// theirs. Without `quench` (the pHost authors' simulator) the deadline stays the priority.
 pub fn edf_priority(
     now: SimTime,
     deadline: SimTime,
     remaining_bytes: u64,
     rate: crate::units::BitRate,
+    quench: bool,
 ) -> u64 {
-    if deadline == SimTime::MAX || now >= deadline || rate.tx_time(remaining_bytes) > deadline - now
-    {
+    let hopeless = now >= deadline || rate.tx_time(remaining_bytes) > deadline - now;
+    if deadline == SimTime::MAX || (quench && hopeless) {
         LOWEST_PRIORITY
     } else {
         deadline.as_ps()
     }
 }
 
-fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
+fn send_data(params: &WindowParams, slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
     let size = crate::units::Bytes(fl.size_bytes).packet_wire_bytes(seq);
     let retransmit = seq < fl.high_tx;
     if retransmit {
@@ -382,14 +403,18 @@ fn send_data(slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
     }
     fl.packets_sent += 1;
     let remaining = fl.size_bytes.saturating_sub(fl.snd_una as u64 * MSS_BYTES as u64);
+    let offset = seq as u64 * MSS_BYTES as u64;
     let priority = match fl.edf_rate {
+        None if params.priority_bytes_sent => offset,
         None => remaining,
-        Some(rate) => edf_priority(fab.now(), fl.deadline, remaining, rate),
+        Some(rate) => edf_priority(fab.now(), fl.deadline, remaining, rate, fl.edf_quench),
     };
+    let class =
+        if params.tag_by_offset { mlfq_class(&params.class_thresholds, offset) } else { fl.class };
     let p = Packet {
         priority,
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
-        class: fl.class,
+        class,
         retransmit,
         ..Packet::new(PacketKind::Data, fl.id, slot, fl.src, fl.dst, seq, size, fab.now())
     };
@@ -478,7 +503,7 @@ fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut
                 fl.dupacks = 0;
             } else {
                 // Partial acknowledgement: retransmit the next hole, deflate by what was acked.
-                send_data(slot, fl, ack, fab);
+                send_data(params, slot, fl, ack, fab);
                 fl.win.cwnd = (fl.win.cwnd - acked as f64 + 1.0).max(1.0);
             }
         } else {
@@ -515,7 +540,7 @@ fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut
                 fl.win.cwnd += 3.0;
                 fl.recover = fl.snd_nxt;
                 fl.in_recovery = true;
-                send_data(slot, fl, fl.snd_una, fab);
+                send_data(params, slot, fl, fl.snd_una, fab);
                 fl.rto_deadline = now + rto(params, fl);
             }
         }
@@ -530,17 +555,34 @@ mod tests {
     use crate::units::BitRate;
 
     #[test]
+    fn mlfq_tags_follow_the_byte_offset() {
+        // Thresholds α1 = 2 packets, α2 = 4 packets (bytes): offsets 0, 1460, 2920 are in
+        // queue 0 (offset ≤ α1), 4380 and 5840 in queue 1, beyond in queue 2. The tag is a
+        // function of the offset alone, so a retransmission of a packet gets the same tag.
+        let t = [2 * 1460, 4 * 1460];
+        let tags: Vec<u8> = (0..7u64).map(|seq| mlfq_class(&t, seq * 1460)).collect();
+        assert_eq!(tags, vec![0, 0, 0, 1, 1, 2, 2]);
+        assert_eq!(mlfq_class(&[], 1_000_000), 0, "no thresholds: one queue");
+    }
+
+    #[test]
     fn edf_priority_quenches_hopeless_flows() {
         let ten = BitRate::from_gbps(10.0);
         let us = SimTime::from_us;
         // 10 µs left, 10 000 bytes need 8 µs: the deadline is the priority.
-        assert_eq!(edf_priority(us(100), us(110), 10_000, ten), us(110).as_ps());
+        assert_eq!(edf_priority(us(100), us(110), 10_000, ten, true), us(110).as_ps());
         // 20 000 bytes need 16 µs > 10 µs left: lowest.
-        assert_eq!(edf_priority(us(100), us(110), 20_000, ten), LOWEST_PRIORITY);
+        assert_eq!(edf_priority(us(100), us(110), 20_000, ten, true), LOWEST_PRIORITY);
         // Past the deadline, or none at all: lowest.
-        assert_eq!(edf_priority(us(120), us(110), 1, ten), LOWEST_PRIORITY);
-        assert_eq!(edf_priority(us(0), SimTime::MAX, 1, ten), LOWEST_PRIORITY);
+        assert_eq!(edf_priority(us(120), us(110), 1, ten, true), LOWEST_PRIORITY);
+        assert_eq!(edf_priority(us(0), SimTime::MAX, 1, ten, true), LOWEST_PRIORITY);
         // An earlier deadline is more urgent.
-        assert!(edf_priority(us(0), us(50), 1000, ten) < edf_priority(us(0), us(60), 1000, ten));
+        assert!(
+            edf_priority(us(0), us(50), 1000, ten, true)
+                < edf_priority(us(0), us(60), 1000, ten, true)
+        );
+        // Without quenching, a hopeless flow keeps its deadline.
+        assert_eq!(edf_priority(us(120), us(110), 1, ten, false), us(110).as_ps());
+        assert_eq!(edf_priority(us(0), SimTime::MAX, 1, ten, false), LOWEST_PRIORITY);
     }
 }

@@ -6,4 +6,5 @@ mod common;
 mod fastpass;
 mod invariants;
 mod phost;
+mod pias;
 mod scenarios;

@@ -1,0 +1,123 @@
+//! L2DCT (Munir et al., INFOCOM 2013) as the PIAS authors implement it in ns-2 (reference
+//! §7.3): DCTCP whose reaction to congestion depends on how much the flow has sent, so young
+//! (probably short) flows back off less and grab bandwidth faster — least-attained-service
+//! approximated by rate control.
+//!
+//! * **Weight** from the bytes sent so far: w = w_max = 2.5 up to 200 KB, w = w_min = 0.125
+//!   from 1 MB on, linear in between.
+//! * **Decrease** on ECN-Echo, at most once per window: cwnd ← cwnd·(1 − b/2) with b = α^w
+//!   (α is DCTCP's estimate), so a small α hurts a heavy-weight young flow least.
+//! * **Increase** in congestion avoidance: w / w_max packets per round trip; slow start as
+//!   usual.
+
+use super::{CongestionControl, Dctcp, Window};
+use crate::units::MSS_BYTES;
+
+/// Largest weight (young flows).
+pub const W_MAX: f64 = 2.5;
+/// Smallest weight (old flows).
+pub const W_MIN: f64 = 0.125;
+/// Bytes sent up to which the weight is `W_MAX`.
+pub const YOUNG_BYTES: f64 = 204_800.0;
+/// Bytes sent from which the weight is `W_MIN`.
+pub const OLD_BYTES: f64 = 1_048_576.0;
+
+/// The weight after `sent` bytes.
+pub fn weight(sent: f64) -> f64 {
+    if sent <= YOUNG_BYTES {
+        W_MAX
+    } else if sent >= OLD_BYTES {
+        W_MIN
+    } else {
+        W_MAX - (W_MAX - W_MIN) * (sent - YOUNG_BYTES) / (OLD_BYTES - YOUNG_BYTES)
+    }
+}
+
+/// L2DCT sender state: DCTCP's estimator plus the flow's progress.
+#[derive(Clone, Debug)]
+pub struct L2dct {
+    dctcp: Dctcp,
+    /// Bytes sent so far (the highest sequence sent, in bytes).
+    sent_bytes: f64,
+}
+
+impl L2dct {
+    /// A new flow's state with DCTCP gain `g` and initial α.
+    pub fn new(g: f64, initial_alpha: f64) -> Self {
+        L2dct { dctcp: Dctcp::new(g, initial_alpha), sent_bytes: 0.0 }
+    }
+
+    /// DCTCP's α.
+    pub fn alpha(&self) -> f64 {
+        self.dctcp.alpha
+    }
+}
+
+impl CongestionControl for L2dct {
+    fn ecn_capable(&self) -> bool {
+        true
+    }
+
+    fn on_ack(&mut self, w: &mut Window, acked: u32) {
+        if w.cwnd < w.ssthresh {
+            w.grow(acked);
+        } else {
+            w.cwnd += weight(self.sent_bytes) / W_MAX * acked as f64 / w.cwnd;
+            w.cwnd = w.cwnd.min(w.max);
+        }
+    }
+
+    fn on_ack_bookkeeping(&mut self, acked: u32, ece: bool, snd_una: u32, snd_nxt: u32) {
+        self.sent_bytes = snd_nxt as f64 * MSS_BYTES as f64;
+        self.dctcp.on_ack_bookkeeping(acked, ece, snd_una, snd_nxt);
+    }
+
+    fn on_ece(&mut self, w: &mut Window, snd_una: u32, snd_nxt: u32) -> bool {
+        // DCTCP's once-per-window gate and cut, with b = α^w in place of α.
+        let alpha = self.dctcp.alpha;
+        self.dctcp.alpha = alpha.powf(weight(self.sent_bytes));
+        let cut = self.dctcp.on_ece(w, snd_una, snd_nxt);
+        self.dctcp.alpha = alpha;
+        cut
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weight_falls_linearly_from_200kb_to_1mb() {
+        assert_eq!(weight(0.0), 2.5);
+        assert_eq!(weight(204_800.0), 2.5);
+        assert_eq!(weight(1_048_576.0), 0.125);
+        assert_eq!(weight(5e6), 0.125);
+        let mid = (204_800.0 + 1_048_576.0) / 2.0;
+        assert!((weight(mid) - (2.5 + 0.125) / 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn young_flows_cut_less_and_old_flows_grow_slower() {
+        // α = 0.5; one ECN-Echo each.
+        let mut young = L2dct::new(0.0, 0.5); // g = 0 keeps α fixed
+        let mut old = L2dct::new(0.0, 0.5);
+        young.on_ack_bookkeeping(0, false, 0, 10); // 14.6 KB sent
+        old.on_ack_bookkeeping(0, false, 0, 1000); // 1.46 MB sent
+        let mut wy = Window { cwnd: 40.0, ssthresh: 1.0, max: 1000.0 };
+        let mut wo = wy;
+        assert!(young.on_ece(&mut wy, 0, 10));
+        assert!(old.on_ece(&mut wo, 0, 1000));
+        // b = 0.5^2.5 = 0.1768 → 40·(1 − 0.0884); b = 0.5^0.125 = 0.917 → 40·(1 − 0.4585).
+        assert!((wy.cwnd - 40.0 * (1.0 - 0.5f64.powf(2.5) / 2.0)).abs() < 1e-9);
+        assert!((wo.cwnd - 40.0 * (1.0 - 0.5f64.powf(0.125) / 2.0)).abs() < 1e-9);
+        // A second ECE in the same window does not cut again.
+        assert!(!young.on_ece(&mut wy, 5, 10));
+        // Congestion avoidance: +w/w_max per window of ACKs.
+        let mut wy = Window { cwnd: 10.0, ssthresh: 1.0, max: 1000.0 };
+        let mut wo = wy;
+        young.on_ack(&mut wy, 10);
+        old.on_ack(&mut wo, 10);
+        assert!((wy.cwnd - 11.0).abs() < 1e-9);
+        assert!((wo.cwnd - 10.05).abs() < 1e-9);
+    }
+}
