@@ -3,6 +3,7 @@
 
 import shutil
 
+import dcsim
 import pandas as pd
 import pytest
 
@@ -69,3 +70,22 @@ def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
 def test_unknown_experiment_suggests(experiments):
     p = dcsim_cli("reproduce", "foundation-dctcp-vs-tc")
     assert p.returncode == 2 and f"did you mean `{NAME}`" in p.stderr
+
+
+def test_every_shipped_sweep_is_valid_at_both_scales():
+    """Each reproduction's sweep expands and every run's spec resolves (nothing is simulated)."""
+    from dcsim import reproduce as rep
+    from dcsim.sweep import plan
+
+    for name in rep.names():
+        mod = rep.module(name)
+        assert callable(mod.data) and callable(mod.plot) and callable(mod.compare), name
+        path = rep.sweep_path(name)
+        if path is None:
+            continue
+        for scale in ("quick", "paper"):
+            p = plan(path, scale=scale)
+            assert p.runs, f"{name} at {scale} scale has no runs"
+        # A worker resolves the resolved spec again: it must agree with itself.
+        for r in p.runs:
+            assert dcsim.resolve(r.spec.tree).tree == r.spec.tree, f"{name}: {r.params}"

@@ -71,6 +71,11 @@ def compare(d: pd.DataFrame):
 
 
 NOTES = ph.SETUP_NOTE.split("- **Quick scale")[0] + """\
+- **pHost's share is 0.57, not 0.5.** The tenant-fair policy equalises bytes *granted* per
+  tenant at each destination and bytes *sent* at each source; free tokens are off, but each
+  flow's RTS-to-first-token round trip favours the tenant with many short flows, and a
+  destination with no pending web-search flow grants IMC10 regardless. pFabric gives IMC10 0.69,
+  so the policy moves the split most of the way to fair, as the paper describes.
 - **What "throughput" means here.** The paper does not define the measurement window. We report
   each tenant's completed bytes per unit time during the interval in which both tenants still
   have flows (from the start to the first tenant's last completion), and its share of the

@@ -55,4 +55,8 @@ NOTES = ph.SETUP_NOTE.split("- **Quick scale")[0] + """\
   lets requests overlap at receivers and senders as in any loaded fabric.
 - **Quick scale:** 40 requests per N (paper: 10,000); request completion times of 80 ms and more
   with 40 samples vary by several percent between seeds.
+- **RCT spread 9 % (paper < 4 %) and 11-19 % across N (paper "negligible").** With 40 requests
+  per point, one request arriving while another 100 MB request uses the same receiver adds
+  80 ms to its RCT; which requests collide differs between N (each N draws its own receivers),
+  so the per-N means carry that sampling noise. FCTs are within 6 %, as published.
 """

@@ -101,6 +101,12 @@ def comparison_markdown(name: str, rows: List[Dict[str, Any]], scale: str) -> st
             elif isinstance(ours, (int, float)):
                 inside = lo <= ours <= hi
                 r = dict(r, note=("inside the published range. " if inside else "outside the published range. ") + r.get("note", ""))
+        if isinstance(ours, (list, tuple)):
+            olo, ohi = ours
+            ours = f"{olo:.3g}–{ohi:.3g}"
+            if isinstance(pub, (int, float)):
+                inside = olo <= pub <= ohi
+                r = dict(r, note=("the published value is inside our range. " if inside else "the published value is outside our range. ") + r.get("note", ""))
         if isinstance(pub, (int, float)) and isinstance(ours, (int, float)) and pub:
             diff = f"{(ours - pub) / abs(pub) * 100:+.1f} %"
         else:

@@ -267,6 +267,9 @@ pub enum Matrix {
     Permutation,
     /// Requests: `incast_senders` random senders answer one receiver, splitting the bytes.
     Incast,
+    /// Every flow goes to host 0 from a random other host (the PIAS testbed's client fetching
+    /// from its servers); the load is on host 0's link.
+    FanIn,
     /// Flows read from a CSV trace.
     Trace(String),
 }
@@ -277,6 +280,7 @@ impl Serialize for Matrix {
             Matrix::AllToAll => "all-to-all",
             Matrix::Permutation => "permutation",
             Matrix::Incast => "incast",
+            Matrix::FanIn => "fan-in",
             Matrix::Trace(p) => p,
         })
     }
@@ -1433,6 +1437,14 @@ fn resolve_topology(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
             ),
         ));
     }
+    // A core rate given on its own sets the ratio, so the resolved spec (which shows both)
+    // agrees with itself.
+    let oversubscription = if kind == TopologyKind::LeafSpine && t.raw("oversubscription").is_none()
+    {
+        host_link_gbps * hosts_per_rack as f64 / spines as f64 / core_link_gbps
+    } else {
+        oversubscription
+    };
     let spec = TopologySpec {
         kind,
         racks,
@@ -1608,11 +1620,12 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
             "all-to-all" => Matrix::AllToAll,
             "permutation" => Matrix::Permutation,
             "incast" => Matrix::Incast,
+            "fan-in" => Matrix::FanIn,
             _ if s.ends_with(".csv") || std::path::Path::new(s).exists() => {
                 Matrix::Trace(s.to_string())
             }
             _ => {
-                let names = ["all-to-all", "permutation", "incast"];
+                let names = ["all-to-all", "permutation", "incast", "fan-in"];
                 let hint = suggest(s, &names)
                     .map(|n| format!(" (did you mean \"{n}\"?)"))
                     .unwrap_or_default();
@@ -1775,6 +1788,13 @@ mod tests {
         // The resolved spec round-trips through TOML.
         let again = Spec::from_toml_str(&s.to_toml_string()).unwrap();
         assert_eq!(again, s);
+        // Also when an explicit core rate implies an oversubscription (PIAS Fig. 18: 3:1).
+        let s = Spec::from_toml_str(
+            "[topology]\nracks = 3\nhosts_per_rack = 48\nspines = 4\ncore_link_gbps = 40",
+        )
+        .unwrap();
+        assert_eq!(s.topology.oversubscription, 3.0);
+        assert_eq!(Spec::from_toml_str(&s.to_toml_string()).unwrap(), s);
     }
 
     #[test]

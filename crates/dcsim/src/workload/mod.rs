@@ -61,9 +61,19 @@ pub fn per_host_rate(bps: f64, rho: f64, mean_bytes: f64) -> f64 {
 }
 
 enum Source {
-    Poisson { permutation: Option<Vec<u32>> },
-    Incast { senders: u32, next_request: u32 },
-    Trace { rows: Vec<trace::TraceRow>, pos: usize },
+    /// `permutation`: each source's one partner; `to`: every flow's destination (fan-in).
+    Poisson {
+        permutation: Option<Vec<u32>>,
+        to: Option<u32>,
+    },
+    Incast {
+        senders: u32,
+        next_request: u32,
+    },
+    Trace {
+        rows: Vec<trace::TraceRow>,
+        pos: usize,
+    },
 }
 
 /// Produces the run's flows in arrival order.
@@ -127,7 +137,7 @@ impl Generator {
         let mut rng_pair = Rng::stream(spec.seed, 3);
         let (source, mean_gap_s, limit) = match &w.matrix {
             Matrix::AllToAll => (
-                Source::Poisson { permutation: None },
+                Source::Poisson { permutation: None, to: None },
                 1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)),
                 w.flows,
             ),
@@ -140,11 +150,17 @@ impl Generator {
                     p.swap(i, j);
                 }
                 (
-                    Source::Poisson { permutation: Some(p) },
+                    Source::Poisson { permutation: Some(p), to: None },
                     1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)),
                     w.flows,
                 )
             }
+            // One receiver's link carries the load: flows arrive at one host link's rate.
+            Matrix::FanIn => (
+                Source::Poisson { permutation: None, to: Some(0) },
+                1.0 / per_host_rate(bps, w.load, mean),
+                w.flows,
+            ),
             Matrix::Incast => {
                 // Each request delivers a whole sampled size to one receiver, so receivers see
                 // load ρ: requests arrive at n_hosts · λ(ρ, E[request size]).
@@ -206,16 +222,22 @@ impl Generator {
         }
         let id = self.issued as u32;
         let flow = match &mut self.source {
-            Source::Poisson { permutation } => {
+            Source::Poisson { permutation, to } => {
                 if !self.at_start {
                     self.now_s += self.rng_time.exponential(self.mean_gap_s);
                 }
                 let tenant =
                     tenant_of(id, self.sizes.len(), &self.tenant_cdf, &mut self.rng_tenant);
-                let src = self.rng_pair.below(self.n_hosts as u64) as u32;
-                let dst = match permutation {
-                    Some(p) => p[src as usize],
-                    None => self.other_host(src),
+                let (src, dst) = match (permutation, *to) {
+                    (_, Some(d)) => (self.other_host(d), d),
+                    (Some(p), None) => {
+                        let src = self.rng_pair.below(self.n_hosts as u64) as u32;
+                        (src, p[src as usize])
+                    }
+                    (None, None) => {
+                        let src = self.rng_pair.below(self.n_hosts as u64) as u32;
+                        (src, self.other_host(src))
+                    }
                 };
                 let size = self.sizes[tenant as usize].sample(&mut self.rng_size);
                 FlowArrival {
@@ -361,6 +383,19 @@ mod tests {
         let t1 = flows.iter().filter(|f| f.tenant == 1).count() as f64 / 8000.0;
         assert!((t1 - 0.75).abs() < 0.02, "tenant 1 share {t1}");
         assert!(flows.iter().all(|f| f.size_bytes == 1000 * (f.tenant as u64 + 1)));
+    }
+
+    #[test]
+    fn fan_in_sends_everything_to_host_0_at_its_link_load() {
+        let mut g = gen("[topology]\nkind = \"star\"\nhosts = 16\nhost_link_gbps = 1\n[workload]\nmatrix = \"fan-in\"\nflow_sizes = 10000\nload = 0.5\nflows = 20000");
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        assert!(flows.iter().all(|f| f.dst == 0 && f.src != 0));
+        let srcs: std::collections::HashSet<u32> = flows.iter().map(|f| f.src).collect();
+        assert_eq!(srcs.len(), 15);
+        let bytes: f64 =
+            flows.iter().map(|f| crate::units::Bytes(f.size_bytes).wire_bytes() as f64).sum();
+        let load = bytes * 8.0 / flows.last().unwrap().start.as_secs_f64() / 1e9;
+        assert!((load - 0.5).abs() < 0.02, "load on host 0's link {load}");
     }
 
     #[test]
