@@ -79,6 +79,9 @@ pub struct PiasSpec {
     /// ECN marking at the `dctcp.marking_threshold_bytes` threshold: `per-port` (default,
     /// §4.1.2), `per-queue`, or `off`.
     pub ecn: PiasEcn,
+    /// After this many consecutive timeouts a flow's MLFQ count restarts (it is tagged as if
+    /// new from its first unacknowledged packet; §3.2's starvation guard). 0 (default) = never.
+    pub reset_after_timeouts: u32,
 }
 
 /// How PIAS thresholds are chosen.
@@ -325,6 +328,15 @@ pub struct WorkloadSpec {
     pub arrivals: Arrivals,
     /// Incast: senders per request. Default 10.
     pub incast_senders: u32,
+    /// Partition/aggregate queries on top of the other flows (PIAS §5.1): this many queries,
+    /// each host 0 asking `query_fanout` distinct other hosts for `query_bytes`. Default 0.
+    pub queries: u64,
+    /// Query arrival rate (Poisson), per second. Default 20.
+    pub query_rate_per_s: f64,
+    /// Servers per query. Default 15.
+    pub query_fanout: u32,
+    /// Response size per server, bytes. Default 1000.
+    pub query_bytes: u64,
     /// Number of flows to generate (for traces: at most this many rows; 0 = all). Default
     /// 20000.
     pub flows: u64,
@@ -924,7 +936,8 @@ const TOP_KEYS: &[&str] = &[
     "engine",
 ];
 const OUTPUT_KEYS: &[&str] = &["timeseries_us"];
-const PIAS_KEYS: &[&str] = &["queues", "thresholds", "threshold_method", "ecn"];
+const PIAS_KEYS: &[&str] =
+    &["queues", "thresholds", "threshold_method", "ecn", "reset_after_timeouts"];
 const FASTPASS_KEYS: &[&str] = &["epoch_slots", "epoch_mtu", "policy"];
 const PHOST_KEYS: &[&str] = &[
     "preset",
@@ -982,6 +995,10 @@ const WORKLOAD_KEYS: &[&str] = &[
     "mean_size_bytes",
     "matrix",
     "incast_senders",
+    "queries",
+    "query_rate_per_s",
+    "query_fanout",
+    "query_bytes",
     "flows",
     "duration_ms",
     "warmup_fraction",
@@ -1226,6 +1243,7 @@ impl Spec {
 /// need no CDF for them.
 fn resolve_pias(pi: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<PiasSpec, SpecError> {
     let queues = pi.u32_in("queues", 8, 1, 8)?;
+    let reset_after_timeouts = pi.u32_in("reset_after_timeouts", 0, 0, 1_000_000)?;
     let ecn = pi.choice(
         "ecn",
         PiasEcn::PerPort,
@@ -1254,10 +1272,22 @@ fn resolve_pias(pi: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<PiasSp
         if !given.windows(2).all(|w| w[0] < w[1]) {
             return Err(SpecError::new(&field, format!("{given:?} must increase")));
         }
-        return Ok(PiasSpec { queues, thresholds: given, threshold_method: method, ecn });
+        return Ok(PiasSpec {
+            queues,
+            thresholds: given,
+            threshold_method: method,
+            ecn,
+            reset_after_timeouts,
+        });
     }
     if k == 1 || !used {
-        return Ok(PiasSpec { queues, thresholds: Vec::new(), threshold_method: method, ecn });
+        return Ok(PiasSpec {
+            queues,
+            thresholds: Vec::new(),
+            threshold_method: method,
+            ecn,
+            reset_after_timeouts,
+        });
     }
     let named = match &w.flow_sizes {
         FlowSizes::Named(n) if w.tenants.is_empty() => Some(n.as_str()),
@@ -1303,7 +1333,7 @@ fn resolve_pias(pi: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<PiasSp
             increasing_bytes(&t)
         }
     };
-    Ok(PiasSpec { queues, thresholds, threshold_method: method, ecn })
+    Ok(PiasSpec { queues, thresholds, threshold_method: method, ecn, reset_after_timeouts })
 }
 
 /// Rounds computed thresholds to whole bytes, at least 1 and strictly increasing.
@@ -1650,6 +1680,17 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
             ),
         ));
     }
+    let queries = w.u64_in("queries", 0, 0, 1_000_000_000)?;
+    let query_fanout = w.u32_in("query_fanout", 15, 1, 1_000_000)?;
+    if queries > 0 && query_fanout >= topo.n_hosts() {
+        return Err(SpecError::new(
+            w.field("query_fanout"),
+            format!(
+                "{query_fanout} servers do not fit: host 0 can ask at most the {} other hosts",
+                topo.n_hosts() - 1
+            ),
+        ));
+    }
     let flows = w.u64_in("flows", 20_000, 0, 1_000_000_000)?;
     if flows == 0 && !matches!(matrix, Matrix::Trace(_)) {
         return Err(SpecError::new(
@@ -1676,6 +1717,16 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
         tenant_weights,
         arrivals,
         incast_senders,
+        queries,
+        query_rate_per_s: w.f64_in(
+            "query_rate_per_s",
+            20.0,
+            1e-6,
+            1e12,
+            "must be a positive rate (queries per second)",
+        )?,
+        query_fanout,
+        query_bytes: w.bytes("query_bytes", 1000)?.max(1),
         flows,
         duration_ms: w.f64_in("duration_ms", 0.0, 0.0, 1e9, "must be >= 0 (0 = no limit)")?,
         warmup_fraction: w.f64_in("warmup_fraction", 0.0, 0.0, 0.99, "must be in [0, 0.99]")?,

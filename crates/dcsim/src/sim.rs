@@ -69,6 +69,7 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
                 // PIAS's MLFQ tags (§3.1): class from each packet's byte offset.
                 params.class_thresholds = spec.pias.thresholds.clone();
                 params.tag_by_offset = true;
+                params.tag_reset_after_timeouts = spec.pias.reset_after_timeouts;
             }
             let cc = match t.protocol {
                 Protocol::Tcp => AnyCc::Reno(Reno),

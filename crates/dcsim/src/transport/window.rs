@@ -64,6 +64,10 @@ pub struct WindowParams {
     /// LAS (reference §7.4): the packet priority number is the packet's byte offset (bytes
     /// the flow sent before it) instead of the remaining size.
     pub priority_bytes_sent: bool,
+    /// PIAS's starvation guard (§3.2 footnote): after this many consecutive timeouts a flow's
+    /// MLFQ count restarts at its first unacknowledged packet, so a demoted flow stuck behind
+    /// higher queues gets the top priority back. 0 = never.
+    pub tag_reset_after_timeouts: u32,
 }
 
 impl WindowParams {
@@ -90,6 +94,7 @@ impl WindowParams {
             deadline_quench: true,
             tag_by_offset: false,
             priority_bytes_sent: false,
+            tag_reset_after_timeouts: 0,
         }
     }
 }
@@ -147,6 +152,8 @@ struct Flow {
     rto_deadline: SimTime,
     timer_at: SimTime,
     consecutive_timeouts: u32,
+    /// MLFQ offsets are counted from this packet (moved by a PIAS reset).
+    tag_base: u32,
     probing: bool,
     // receiver
     rcv_nxt: u32,
@@ -186,6 +193,7 @@ impl Flow {
             rto_deadline: SimTime::ZERO,
             timer_at: SimTime::MAX,
             consecutive_timeouts: 0,
+            tag_base: 0,
             probing: false,
             rcv_nxt: 0,
             received,
@@ -306,6 +314,10 @@ impl WindowTransport {
             fl.backoff = (fl.backoff + 1).min(30);
         }
         fl.rto_deadline = now + rto(params, fl);
+        let reset = params.tag_reset_after_timeouts;
+        if reset > 0 && fl.consecutive_timeouts >= reset {
+            fl.tag_base = fl.snd_una; // PIAS: the flow starts over in the top queue
+        }
         if params.probe_after > 0 && fl.consecutive_timeouts >= params.probe_after {
             // MinTCP probe mode: the window is one byte, so only a probe goes out per RTO; the
             // ACK that answers it ends probe mode and sending resumes from snd_una.
@@ -409,8 +421,13 @@ fn send_data(params: &WindowParams, slot: u32, fl: &mut Flow, seq: u32, fab: &mu
         None => remaining,
         Some(rate) => edf_priority(fab.now(), fl.deadline, remaining, rate, fl.edf_quench),
     };
-    let class =
-        if params.tag_by_offset { mlfq_class(&params.class_thresholds, offset) } else { fl.class };
+    let class = if params.tag_by_offset {
+        // PIAS: the bytes sent before this packet, counted from the last reset.
+        let tagged = seq.saturating_sub(fl.tag_base) as u64 * MSS_BYTES as u64;
+        mlfq_class(&params.class_thresholds, tagged)
+    } else {
+        fl.class
+    };
     let p = Packet {
         priority,
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },

@@ -68,7 +68,6 @@ enum Source {
     },
     Incast {
         senders: u32,
-        next_request: u32,
     },
     Trace {
         rows: Vec<trace::TraceRow>,
@@ -98,7 +97,27 @@ pub struct Generator {
     rng_deadline: Rng,
     deadline_mean_s: f64,
     pending: VecDeque<FlowArrival>,
+    /// Background flows produced so far (ids are given at emission, in arrival order).
+    bg_issued: u64,
+    bg_peek: Option<FlowArrival>,
+    queries: Option<Queries>,
+    query_pending: VecDeque<FlowArrival>,
+    next_request: u32,
 }
+
+/// Partition/aggregate queries on top of the background traffic (PIAS §5.1, Figs. 8-9): host 0
+/// asks `fanout` distinct other hosts for `bytes` each; queries arrive as a Poisson process.
+struct Queries {
+    left: u64,
+    next: SimTime,
+    mean_gap_s: f64,
+    fanout: u32,
+    bytes: u64,
+    rng: Rng,
+}
+
+/// Placeholder label: replaced by the flow's id when it is emitted.
+const LABEL_FROM_ID: u64 = u64::MAX;
 
 impl Generator {
     /// The generator for `spec`, drawing from sub-streams of `spec.seed`.
@@ -165,7 +184,7 @@ impl Generator {
                 // Each request delivers a whole sampled size to one receiver, so receivers see
                 // load ρ: requests arrive at n_hosts · λ(ρ, E[request size]).
                 (
-                    Source::Incast { senders: w.incast_senders, next_request: 0 },
+                    Source::Incast { senders: w.incast_senders },
                     1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)),
                     w.flows,
                 )
@@ -194,12 +213,90 @@ impl Generator {
             rng_deadline: Rng::stream(spec.seed, 4),
             deadline_mean_s: w.deadline_mean_us / 1e6,
             pending: VecDeque::new(),
+            bg_issued: 0,
+            bg_peek: None,
+            queries: (w.queries > 0).then(|| {
+                let mut rng = Rng::stream(spec.seed, 6);
+                let mean_gap_s = 1.0 / w.query_rate_per_s;
+                let first = rng.exponential(mean_gap_s);
+                Queries {
+                    left: w.queries,
+                    next: SimTime::from_secs_f64(first),
+                    mean_gap_s,
+                    fanout: w.query_fanout,
+                    bytes: w.query_bytes,
+                    rng,
+                }
+            }),
+            query_pending: VecDeque::new(),
+            next_request: 0,
         })
     }
 
     /// How many flows this generator will produce in total.
     pub fn total(&self) -> u64 {
-        self.limit
+        self.limit + self.queries.as_ref().map_or(0, |q| q.left * q.fanout as u64)
+    }
+
+    /// The next flow, or `None` when all have been produced: background flows and query
+    /// responses merged in time order.
+    pub fn next_flow(&mut self) -> Option<FlowArrival> {
+        if let Some(f) = self.query_pending.pop_front() {
+            return Some(self.emit(f));
+        }
+        if self.bg_peek.is_none() {
+            self.bg_peek = self.next_background();
+        }
+        let query_at = self.queries.as_ref().filter(|q| q.left > 0).map(|q| q.next);
+        let query_first = match (&self.bg_peek, query_at) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(b), Some(t)) => t < b.start,
+        };
+        if query_first {
+            self.spawn_query();
+            let f = self.query_pending.pop_front().expect("a query has responders");
+            return Some(self.emit(f));
+        }
+        let f = self.bg_peek.take()?;
+        Some(self.emit(f))
+    }
+
+    /// The next query's responses go to `query_pending`; the following query is drawn.
+    fn spawn_query(&mut self) {
+        let n_hosts = self.n_hosts;
+        let request = self.next_request;
+        self.next_request += 1;
+        let q = self.queries.as_mut().expect("queries configured");
+        let start = q.next;
+        q.left -= 1;
+        q.next = start + SimTime::from_secs_f64(q.rng.exponential(q.mean_gap_s));
+        let mut hosts: Vec<u32> = (1..n_hosts).collect();
+        for k in 0..q.fanout as usize {
+            let j = k + q.rng.below((hosts.len() - k) as u64) as usize;
+            hosts.swap(k, j);
+            self.query_pending.push_back(FlowArrival {
+                id: 0,
+                label: LABEL_FROM_ID,
+                src: hosts[k],
+                dst: 0,
+                size_bytes: q.bytes,
+                start,
+                deadline: SimTime::MAX,
+                tenant: 0,
+                request,
+            });
+        }
+    }
+
+    /// Gives `f` the next id (arrival order) and its deadline draw.
+    fn emit(&mut self, mut f: FlowArrival) -> FlowArrival {
+        f.id = self.issued as u32;
+        if f.label == LABEL_FROM_ID {
+            f.label = f.id as u64;
+        }
+        self.issued += 1;
+        self.with_deadline(f)
     }
 
     fn other_host(&mut self, src: u32) -> u32 {
@@ -211,16 +308,16 @@ impl Generator {
         }
     }
 
-    /// The next flow, or `None` when all have been produced.
-    pub fn next_flow(&mut self) -> Option<FlowArrival> {
-        if self.issued >= self.limit {
+    /// The next background flow (id and label given by [`Generator::emit`]).
+    fn next_background(&mut self) -> Option<FlowArrival> {
+        if self.bg_issued >= self.limit {
             return None;
         }
         if let Some(f) = self.pending.pop_front() {
-            self.issued += 1;
-            return Some(self.with_deadline(f));
+            self.bg_issued += 1;
+            return Some(f);
         }
-        let id = self.issued as u32;
+        let id = self.bg_issued as u32;
         let flow = match &mut self.source {
             Source::Poisson { permutation, to } => {
                 if !self.at_start {
@@ -242,7 +339,7 @@ impl Generator {
                 let size = self.sizes[tenant as usize].sample(&mut self.rng_size);
                 FlowArrival {
                     id,
-                    label: id as u64,
+                    label: LABEL_FROM_ID,
                     src,
                     dst,
                     size_bytes: size,
@@ -252,12 +349,12 @@ impl Generator {
                     request: NONE,
                 }
             }
-            Source::Incast { senders, next_request } => {
+            Source::Incast { senders } => {
                 if !self.at_start {
                     self.now_s += self.rng_time.exponential(self.mean_gap_s);
                 }
-                let (n, request) = (*senders, *next_request);
-                *next_request += 1;
+                let (n, request) = (*senders, self.next_request);
+                self.next_request += 1;
                 let tenant =
                     tenant_of(request, self.sizes.len(), &self.tenant_cdf, &mut self.rng_tenant);
                 let dst = self.rng_pair.below(self.n_hosts as u64) as u32;
@@ -269,10 +366,9 @@ impl Generator {
                 for k in 0..n as usize {
                     let j = k + self.rng_pair.below((hosts.len() - k) as u64) as usize;
                     hosts.swap(k, j);
-                    let fid = id + k as u32;
                     self.pending.push_back(FlowArrival {
-                        id: fid,
-                        label: fid as u64,
+                        id: id + k as u32,
+                        label: LABEL_FROM_ID,
                         src: hosts[k],
                         dst,
                         size_bytes: share,
@@ -305,8 +401,8 @@ impl Generator {
                 }
             }
         };
-        self.issued += 1;
-        Some(self.with_deadline(flow))
+        self.bg_issued += 1;
+        Some(flow)
     }
 
     /// Draws a generated flow's deadline draw X (pHost §4.3): deadline = start + X; the
@@ -396,6 +492,42 @@ mod tests {
             flows.iter().map(|f| crate::units::Bytes(f.size_bytes).wire_bytes() as f64).sum();
         let load = bytes * 8.0 / flows.last().unwrap().start.as_secs_f64() / 1e9;
         assert!((load - 0.5).abs() < 0.02, "load on host 0's link {load}");
+    }
+
+    #[test]
+    fn queries_interleave_with_the_background_in_time_order() {
+        let toml = "[topology]\nkind = \"star\"\nhosts = 16\nhost_link_gbps = 1\n[workload]\nmatrix = \"fan-in\"\nflow_sizes = 100000\nflows = 300\nqueries = 40\nquery_rate_per_s = 400\nquery_fanout = 15\nquery_bytes = 1000";
+        let mut g = gen(toml);
+        assert_eq!(g.total(), 300 + 40 * 15);
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        assert_eq!(flows.len(), 900);
+        for (i, f) in flows.iter().enumerate() {
+            assert_eq!(f.id as usize, i, "ids follow arrival order");
+            assert_eq!(f.label, i as u64);
+        }
+        assert!(flows.windows(2).all(|w| w[0].start <= w[1].start), "time order");
+        let mut by_request: std::collections::BTreeMap<u32, Vec<&FlowArrival>> = Default::default();
+        for f in flows.iter().filter(|f| f.request != NONE) {
+            by_request.entry(f.request).or_default().push(f);
+        }
+        assert_eq!(by_request.len(), 40);
+        for q in by_request.values() {
+            let mut srcs: Vec<u32> = q.iter().map(|f| f.src).collect();
+            srcs.sort();
+            srcs.dedup();
+            assert_eq!(srcs.len(), 15);
+            assert!(q.iter().all(|f| f.dst == 0 && f.size_bytes == 1000 && f.start == q[0].start));
+        }
+        // The background is unchanged by the queries.
+        let mut plain = gen(&toml.replace("queries = 40", "queries = 0"));
+        let background: Vec<_> = std::iter::from_fn(|| plain.next_flow()).collect();
+        let mixed: Vec<_> = flows.iter().filter(|f| f.request == NONE).collect();
+        assert_eq!(background.len(), mixed.len());
+        assert!(background
+            .iter()
+            .zip(&mixed)
+            .all(|(a, b)| (a.src, a.dst, a.size_bytes, a.start)
+                == (b.src, b.dst, b.size_bytes, b.start)));
     }
 
     #[test]
