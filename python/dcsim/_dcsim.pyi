@@ -9,6 +9,7 @@ __all__ = [
     "named_workloads",
     "thresholds",
     "threshold_fctn",
+    "pias_shares",
     "InvalidSpec",
     "__version__",
     "build_profile",
