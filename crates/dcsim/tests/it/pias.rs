@@ -58,3 +58,28 @@ fn l2dct_runs_to_completion_with_marking() {
     );
     assert!(out.summary.counters.marks_by_hop.values().sum::<u64>() > 0, "no ECN marks");
 }
+
+#[test]
+fn a_reset_after_timeouts_lifts_a_starved_flow_back_to_the_top_queue() {
+    // Flow A (2000 packets, host 0 → 2, window 50) is past the 610-packet threshold, in queue
+    // 1, when flow B (600 packets, host 1 → 2) starts at 1 ms and takes the downlink in queue 0
+    // for ≈ 720 µs. A's ACKs stop and its fixed 300 µs RTO fires twice. With a reset after 2
+    // timeouts A's resent packets are tagged as a new flow's (queue 0) and share the link with
+    // B, so B finishes later than without the reset. (A, the last to finish either way, ends
+    // when the link has carried both flows' bytes.)
+    let rows = ["0,0,2,2920000,0", "1,1,2,876000,0.001"];
+    let toml = |reset: u32| {
+        format!(
+            "[topology]\nkind = \"star\"\nhosts = 3\nbuffer_bytes = 4000000\n[transport]\nprotocol = \"pias\"\ninitial_window_pkts = 50\nmax_window_pkts = 50\nrto = \"fixed\"\nmin_rto_us = 300\n[pias]\nqueues = 2\nthresholds = [890600]\necn = \"off\"\nreset_after_timeouts = {reset}\n"
+        )
+    };
+    let plain = run(spec_with_trace(&toml(0), &rows), &[]);
+    let reset = run(spec_with_trace(&toml(2), &rows), &[]);
+    assert!(plain.records.timeouts[0] >= 2, "A must time out while starved");
+    assert!(
+        fct_ps(&reset, 1) > fct_ps(&plain, 1) + ns(20_000),
+        "B: {} vs {}",
+        fct_ps(&reset, 1),
+        fct_ps(&plain, 1)
+    );
+}
