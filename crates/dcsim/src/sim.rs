@@ -47,7 +47,8 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
             params.priority_bytes_sent = t.protocol == Protocol::Las;
             (params, cc)
         }
-        // pHost and Fastpass have their own mechanisms; these window settings go unused there.
+        // The TCP family (TCP, DCTCP, PIAS, L2DCT) on the window mechanism; pHost and Fastpass
+        // have their own mechanisms and ignore these settings.
         Protocol::Tcp
         | Protocol::Dctcp
         | Protocol::Phost
