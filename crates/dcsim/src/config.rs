@@ -1307,8 +1307,9 @@ fn resolve_pias(pi: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<PiasSp
                 SpecError::new(
                     pi.field("threshold_method"),
                     format!(
-                        "the authors' table covers 8 queues for web search and data mining at loads 0.5, 0.6, 0.7, 0.8, 0.9; this run has {k} queues, {:?} at load {}: use \"closed-form\", \"equal-split\" or give `pias.thresholds`",
-                        w.flow_sizes, w.load
+                        "the authors' table covers 8 queues for web search and data mining at loads 0.5, 0.6, 0.7, 0.8, 0.9; this run has {k} queues, {} at load {}: use \"closed-form\", \"equal-split\" or give `pias.thresholds`",
+                        named.unwrap_or("these flow sizes"),
+                        w.load
                     ),
                 )
             })?;
@@ -1846,6 +1847,30 @@ mod tests {
         .unwrap();
         assert_eq!(s.topology.oversubscription, 3.0);
         assert_eq!(Spec::from_toml_str(&s.to_toml_string()).unwrap(), s);
+    }
+
+    #[test]
+    fn pias_thresholds_resolve_or_are_rejected_with_the_field() {
+        let pias = "[transport]\nprotocol = \"pias\"\n";
+        // auto: the authors' table at a tabulated load, the closed form elsewhere.
+        let s = Spec::from_toml_str(pias).unwrap();
+        assert_eq!(s.pias.threshold_method, PiasThresholdMethod::Table);
+        assert_eq!(s.pias.thresholds[0], 956 * 1460);
+        let s = Spec::from_toml_str(&format!("{pias}[workload]\nload = 0.65\n")).unwrap();
+        assert_eq!(s.pias.threshold_method, PiasThresholdMethod::ClosedForm);
+        assert_eq!(s.pias.thresholds.len(), 7);
+        let e = Spec::from_toml_str(&format!(
+            "{pias}[workload]\nload = 0.65\n[pias]\nthreshold_method = \"table\"\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e.path, "pias.threshold_method");
+        assert!(e.message.contains("websearch at load 0.65"), "{}", e.message);
+        let e = Spec::from_toml_str(&format!("{pias}[pias]\nqueues = 3\nthresholds = [1000]\n"))
+            .unwrap_err();
+        assert_eq!(e.path, "pias.thresholds");
+        // Other protocols need no thresholds, even with a fixed flow size.
+        let s = Spec::from_toml_str("[workload]\nflow_sizes = 5000\n").unwrap();
+        assert!(s.pias.thresholds.is_empty());
     }
 
     #[test]
