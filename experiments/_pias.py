@@ -86,14 +86,41 @@ GAPS_NOTE = """\
 """
 
 
-def testbed_panels(workload: str):
+TESTBED_SCHEMES = ["PIAS", "DCTCP", "TCP"]
+
+
+def testbed_data(runs: pd.DataFrame, workload: str) -> pd.DataFrame:
+    """Figs. 6-7: one workload's rows of the shared testbed sweep."""
+    d = rows(runs)
+    return d[d.workload == workload].drop(columns=["run"]).reset_index(drop=True)
+
+
+def testbed_plot(d: pd.DataFrame, workload: str, title: str, path: Path) -> None:
     """Figs. 6-7: average and 99th-percentile FCT of small flows, average of medium and large."""
-    return [
+    panels = [
         (workload, "small_mean_fct_ms", "(0,100KB] average FCT, ms"),
         (workload, "small_p99_fct_ms", "(0,100KB] 99th-pct FCT, ms"),
         (workload, "medium_mean_fct_ms", "(100KB,10MB] average FCT, ms"),
         (workload, "large_mean_fct_ms", "(10MB,∞) average FCT, ms"),
     ]
+    lines(d, panels, TESTBED_SCHEMES, title, path)
+
+
+def testbed_compare(d: pd.DataFrame, workload: str, published_mean: tuple, published_p99: tuple):
+    """Figs. 6-7: PIAS's small-flow reduction against DCTCP over the loads."""
+    out = []
+    for col, pub, what in (("small_mean_fct_ms", published_mean, "average"), ("small_p99_fct_ms", published_p99, "99th percentile")):
+        reds = [1 - value(d, workload, "PIAS", l, col) / value(d, workload, "DCTCP", l, col) for l in sorted(d.load.unique())]
+        out.append({"metric": f"(0,100KB] {what} FCT, reduction vs DCTCP, range over loads 0.5-0.8", "published": pub, "ours": (min(reds), max(reds)), "note": "§5.1"})
+    return out
+
+
+def small_flow_panels(workloads) -> list:
+    """(0,100KB] average and 99th-percentile normalized FCT panels for each workload."""
+    panels = []
+    for w in workloads:
+        panels += [(w, "small_mean_nfct", "(0,100KB] average NFCT"), (w, "small_p99_nfct", "(0,100KB] 99th-pct NFCT")]
+    return panels
 
 
 TESTBED_NOTE = """\

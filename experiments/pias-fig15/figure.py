@@ -17,10 +17,7 @@ def data(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot(d: pd.DataFrame, path: Path) -> None:
-    panels = []
-    for w in pi.WORKLOADS:
-        panels += [(w, "small_mean_nfct", "(0,100KB] average NFCT"), (w, "small_p99_nfct", "(0,100KB] 99th-pct NFCT")]
-    pi.lines(d, panels, SCHEMES, TITLE, path)
+    pi.lines(d, pi.small_flow_panels(pi.WORKLOADS), SCHEMES, TITLE, path)
 
 
 def compare(d: pd.DataFrame):

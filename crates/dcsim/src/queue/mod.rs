@@ -479,6 +479,11 @@ mod tests {
         } else {
             PortQueue::Scheduled(AnyQueue::Fifo(Fifo::new(limit)))
         };
+        port_with(queue, marking)
+    }
+
+    /// A 10 Gbps, 200 ns, store-and-forward core port with `queue`.
+    fn port_with(queue: PortQueue, marking: EcnMarking) -> Port {
         Port::new(
             0,
             1,
