@@ -584,17 +584,7 @@ mod tests {
             let queue = PortQueue::Scheduled(AnyQueue::StrictPriority(StrictPriorityQueue::new(
                 2, 100_000, 0,
             )));
-            let mut p = Port::new(
-                0,
-                1,
-                false,
-                false,
-                BitRate::from_gbps(10.0),
-                SimTime::from_ns(200),
-                HopKind::Core,
-                queue,
-                marking,
-            );
+            let mut p = port_with(queue, marking);
             let class = |pool: &mut PacketPool, c: u8| {
                 let id = pkt(pool, 1500, ecn::ECT);
                 pool.get_mut(id).class = c;
