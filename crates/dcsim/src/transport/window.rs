@@ -134,9 +134,6 @@ struct Flow {
     class: u8,
     /// Absolute deadline (`SimTime::MAX`: none).
     deadline: SimTime,
-    /// Line rate for EDF priorities (pFabric's deadline mode), if on.
-    edf_rate: Option<crate::units::BitRate>,
-    edf_quench: bool,
     // sender
     snd_una: u32,
     snd_nxt: u32,
@@ -177,8 +174,6 @@ impl Flow {
             n_pkts: 0,
             class: 0,
             deadline: SimTime::MAX,
-            edf_rate: None,
-            edf_quench: true,
             snd_una: 0,
             snd_nxt: 0,
             high_tx: 0,
@@ -243,8 +238,6 @@ impl WindowTransport {
         new.size_bytes = f.size_bytes;
         new.n_pkts = n_pkts;
         new.deadline = f.deadline;
-        new.edf_rate = self.params.deadline_priority;
-        new.edf_quench = self.params.deadline_quench;
         // Few-queue pFabric: the flow's class from its size (PIAS tags per packet instead).
         new.class = mlfq_class(&self.params.class_thresholds, f.size_bytes);
         new.win =
@@ -416,10 +409,10 @@ fn send_data(params: &WindowParams, slot: u32, fl: &mut Flow, seq: u32, fab: &mu
     fl.packets_sent += 1;
     let remaining = fl.size_bytes.saturating_sub(fl.snd_una as u64 * MSS_BYTES as u64);
     let offset = seq as u64 * MSS_BYTES as u64;
-    let priority = match fl.edf_rate {
+    let priority = match params.deadline_priority {
         None if params.priority_bytes_sent => offset,
         None => remaining,
-        Some(rate) => edf_priority(fab.now(), fl.deadline, remaining, rate, fl.edf_quench),
+        Some(rate) => edf_priority(fab.now(), fl.deadline, remaining, rate, params.deadline_quench),
     };
     let class = if params.tag_by_offset {
         // PIAS: the bytes sent before this packet, counted from the last reset.
