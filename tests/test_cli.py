@@ -172,3 +172,28 @@ def test_progress_bar_draws_and_clears():
     quiet = io.StringIO()
     ProgressBar(stream=quiet, enabled=False)({"flows_done": 1, "flows_total": 2, "wall_seconds": 1, "events": 1, "sim_time_us": 1})
     assert quiet.getvalue() == ""
+
+
+def _thresholds(*args):
+    p = dcsim_cli("thresholds", "--workload", "websearch", "--queues", "2", *args)
+    assert p.returncode == 0, p.stderr
+    line = next(l for l in p.stdout.splitlines() if l.startswith("spec:"))
+    return [float(x) for x in line.rsplit("[", 1)[1].rstrip("]").split(",")]
+
+
+def test_thresholds_paper_formula_and_base_rtt_variant():
+    # SIGCOMM'13 §6.1 (web search, two queues): the printed formula's 80 % optimum is 1.36 MB;
+    # with the 14.6 us base RTT in the normalization it moves to the paper's ~1.74 MB.
+    (plain,) = _thresholds("--load", "0.8")
+    (with_rtt,) = _thresholds("--load", "0.8", "--base-rtt-us", "14.6")
+    assert 1.30e6 < plain < 1.42e6
+    assert abs(with_rtt - 1.74e6) / 1.74e6 < 0.03
+    # Equal split is the median flow size (two queues), independent of load.
+    (eq,) = _thresholds("--load", "0.3", "--method", "equal-split")
+    assert abs(eq - 48.385 * 1460) / (48.385 * 1460) < 0.001
+
+
+@pytest.mark.parametrize("args", [["--base-rtt-us", "-1"], ["--load", "1.2"], ["--queues", "0"], ["--method", "pias-table", "--queues", "4"]])
+def test_thresholds_rejects_bad_input(args):
+    p = dcsim_cli("thresholds", *args)
+    assert p.returncode == 2 and p.stderr.startswith("error: ") and "Traceback" not in p.stderr, (p.stdout, p.stderr)

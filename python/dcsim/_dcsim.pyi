@@ -35,11 +35,13 @@ def version() -> str:
 def named_workloads() -> list[str]:
     """Names of the shipped flow-size distributions."""
 
-def thresholds(workload: str, load: float, queues: int, method: str) -> list[float]:
-    """Few-queue thresholds in bytes ("mg1", "equal-split", "pias" closed form, "pias-table")."""
+def thresholds(workload: str, load: float, queues: int, method: str, base_bytes: float = 0.0) -> list[float]:
+    """Few-queue thresholds in bytes ("mg1", "equal-split", "pias" closed form, "pias-table");
+    `base_bytes`: a fixed latency (bytes at link rate) in the mg1 model's normalization."""
 
 def pias_shares(load: float, queues: int) -> list[float]:
     """PIAS §3.3: the share of flows each MLFQ level serves (sums to 1)."""
 
-def threshold_fctn(workload: str, load: float, thresholds: list[float]) -> float:
-    """The M/G/1 priority model's mean normalized FCT for the given thresholds."""
+def threshold_fctn(workload: str, load: float, thresholds: list[float], base_bytes: float = 0.0) -> float:
+    """The M/G/1 priority model's mean normalized FCT for the given thresholds (with a fixed
+    latency of `base_bytes` in each flow's FCT and ideal FCT)."""

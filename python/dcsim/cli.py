@@ -96,6 +96,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["mg1", "equal-split", "pias", "pias-table"],
         help="mg1: pFabric SIGCOMM'13 §6.1 model optimum; equal-split; pias: PIAS §3.3 closed form; pias-table: the PIAS authors' script values",
     )
+    p.add_argument(
+        "--base-rtt-us",
+        type=float,
+        default=0.0,
+        help="mg1: include this base round trip in every flow's FCT and ideal FCT, as simulations normalize (default 0: the paper's formula)",
+    )
+    p.add_argument("--rate-gbps", type=float, default=10.0, help="link rate that converts --base-rtt-us to bytes (default 10)")
 
     p = sub.add_parser("gallery", help="collect reproduced figures into docs/figures.md")
     p.add_argument("--results", default="results")
@@ -185,9 +192,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "thresholds":
             from . import _dcsim
 
+            if not (args.base_rtt_us >= 0 and args.rate_gbps > 0):
+                raise SpecError(f"--base-rtt-us {args.base_rtt_us} must be >= 0 and --rate-gbps {args.rate_gbps} > 0", "base_rtt_us")
+            base = args.base_rtt_us * 1e-6 * args.rate_gbps * 1e9 / 8
             try:
-                t = _dcsim.thresholds(args.workload, args.load, args.queues, args.method)
-                model = _dcsim.threshold_fctn(args.workload, args.load, t)
+                t = _dcsim.thresholds(args.workload, args.load, args.queues, args.method, base_bytes=base)
+                model = _dcsim.threshold_fctn(args.workload, args.load, t, base_bytes=base)
             except _dcsim.InvalidSpec as e:
                 raise SpecError(str(e.args[0]), str(e.args[1])) from None
             pias = args.method.startswith("pias")
@@ -199,7 +209,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             if args.method == "pias":
                 shares = _dcsim.pias_shares(args.load, args.queues)
                 print("PIAS §3.3 shares of flows per queue: " + ", ".join(f"{s:.3f}" for s in shares) + f" (sum {sum(shares):.6f})")
-            print(f"M/G/1 model mean normalized FCT (as flow-size classes): {model:.4f}")
+            with_base = f", base RTT {args.base_rtt_us:g} us = {base:,.0f} bytes" if base else ""
+            print(f"M/G/1 model mean normalized FCT (as flow-size classes{with_base}): {model:.4f}")
             section = "pias" if pias else "pfabric"
             print(f"spec: [{section}] queues = {args.queues}, thresholds = [{', '.join(str(round(x)) for x in t)}]")
             return 0

@@ -146,9 +146,24 @@ fn size_dist(workload: &str) -> PyResult<dcsim::thresholds::SizeDist> {
 /// Few-queue thresholds (bytes) for `queues` queues: `method` is "mg1" (the SIGCOMM'13 §6.1
 /// M/G/1 model, optimised for `load`), "equal-split", "pias" (PIAS §3.3 closed form) or
 /// "pias-table" (the PIAS authors' script values; web search and data mining, 8 queues,
-/// loads 0.5-0.9).
+/// loads 0.5-0.9). `base_bytes` (mg1 only): a fixed latency, in bytes at link rate, added to
+/// every flow's FCT and ideal FCT in the model (0: the paper's formula).
 #[pyfunction]
-fn thresholds(workload: &str, load: f64, queues: usize, method: &str) -> PyResult<Vec<f64>> {
+#[pyo3(signature = (workload, load, queues, method, base_bytes = 0.0))]
+fn thresholds(
+    workload: &str,
+    load: f64,
+    queues: usize,
+    method: &str,
+    base_bytes: f64,
+) -> PyResult<Vec<f64>> {
+    if !(base_bytes >= 0.0 && base_bytes.is_finite()) {
+        return Err(InvalidSpec::new_err((
+            format!("`base_bytes`: {base_bytes} must be a finite number >= 0"),
+            "base_bytes".to_string(),
+            String::new(),
+        )));
+    }
     if !(load > 0.0 && load < 1.0) {
         return Err(InvalidSpec::new_err((
             format!("`load`: {load} must be > 0 and < 1"),
@@ -177,7 +192,7 @@ fn thresholds(workload: &str, load: f64, queues: usize, method: &str) -> PyResul
     }
     let d = size_dist(workload)?;
     match method {
-        "mg1" => Ok(dcsim::thresholds::optimise(&d, load, queues)),
+        "mg1" => Ok(dcsim::thresholds::optimise(&d, load, base_bytes, queues)),
         "equal-split" => Ok(dcsim::thresholds::equal_split(&d, queues)),
         "pias" => Ok(dcsim::thresholds::pias_closed_form(&d, load, queues)),
         other => Err(InvalidSpec::new_err((
@@ -194,10 +209,17 @@ fn pias_shares(load: f64, queues: usize) -> Vec<f64> {
     dcsim::thresholds::pias_shares(load, queues)
 }
 
-/// The M/G/1 model's mean normalized FCT for `thresholds` (bytes, increasing) at `load`.
+/// The M/G/1 model's mean normalized FCT for `thresholds` (bytes, increasing) at `load`, with
+/// a fixed latency of `base_bytes` in every flow's FCT and ideal FCT (0: the paper's formula).
 #[pyfunction]
-fn threshold_fctn(workload: &str, load: f64, thresholds: Vec<f64>) -> PyResult<f64> {
-    Ok(dcsim::thresholds::fctn(&size_dist(workload)?, load, &thresholds))
+#[pyo3(signature = (workload, load, thresholds, base_bytes = 0.0))]
+fn threshold_fctn(
+    workload: &str,
+    load: f64,
+    thresholds: Vec<f64>,
+    base_bytes: f64,
+) -> PyResult<f64> {
+    Ok(dcsim::thresholds::fctn(&size_dist(workload)?, load, base_bytes, &thresholds))
 }
 
 /// The dcsim core version.

@@ -1411,7 +1411,7 @@ fn resolve_thresholds(
     };
     let d = crate::thresholds::SizeDist::from_cdf(&cdf);
     let t = match p.threshold_method {
-        ThresholdMethod::Mg1 => crate::thresholds::optimise(&d, w.load, k),
+        ThresholdMethod::Mg1 => crate::thresholds::optimise(&d, w.load, 0.0, k),
         ThresholdMethod::EqualSplit => crate::thresholds::equal_split(&d, k),
     };
     Ok(increasing_bytes(&t))
