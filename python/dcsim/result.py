@@ -168,6 +168,9 @@ def format_summary(summary: Dict[str, Any]) -> str:
     ]
     if s.get("mean_request_completion_us"):
         lines.append(f"mean request completion {s['mean_request_completion_us']:.1f} us")
-    if s.get("fct_below_ideal") or s.get("conservation_error"):
-        lines.append(f"INVARIANT VIOLATION: fct_below_ideal={s['fct_below_ideal']} conservation_error={s['conservation_error']}")
+    if s.get("fct_below_ideal") or s.get("conservation_error") or s.get("flows_stalled"):
+        lines.append(
+            f"INVARIANT VIOLATION: fct_below_ideal={s['fct_below_ideal']} conservation_error={s['conservation_error']} "
+            f"flows_stalled={s.get('flows_stalled', 0)}"
+        )
     return "\n".join(lines)

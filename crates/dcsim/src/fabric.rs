@@ -23,6 +23,9 @@ pub enum Event {
     Arrive(u32, PacketId),
     /// Transport timer of flow slot `.0`, generation `.1`.
     Timer(u32, u32),
+    /// Window transport: re-check flow slot `.0` (generation `.1`), whose last timeout found
+    /// nothing to resend (see `transport::window`).
+    StallCheck(u32, u32),
     /// pHost: host `.0`'s sender may send its next packet (its NIC is free).
     SourceWake(u32),
     /// pHost: host `.0`'s token clock ticks (at most one token per MTU time).

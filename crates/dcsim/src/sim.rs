@@ -111,6 +111,9 @@ impl Transport {
     fn on_event(&mut self, ev: Event, fab: &mut Fabric) {
         match (self, ev) {
             (Transport::Window(t), Event::Timer(slot, gen)) => t.on_timer(slot, gen, fab),
+            (Transport::Window(t), Event::StallCheck(slot, gen)) => {
+                t.on_stall_check(slot, gen, fab)
+            }
             (Transport::Phost(t), Event::SourceWake(host)) => t.on_source_wake(host, fab),
             (Transport::Phost(t), Event::TokenClock(host)) => t.on_token_clock(host, fab),
             (Transport::Fastpass(t), Event::Timer(slot, gen)) => t.on_timer(slot, gen, fab),
@@ -485,6 +488,14 @@ impl Simulation {
         let wall_seconds = wall.elapsed().as_secs_f64();
         let conservation_error = self.conservation_error();
         debug_assert_eq!(conservation_error, 0, "packets were lost or invented");
+        // Invariant: without a time limit a run ends only when every flow has finished; a
+        // flow still open when the events ran out is stuck for good.
+        let flows_stalled = if self.stop_at == SimTime::MAX {
+            self.records.len() as u64 - self.completed
+        } else {
+            0
+        };
+        debug_assert_eq!(flows_stalled, 0, "flows stalled with no event left to move them");
         let fab = &self.fab;
         let counters = RunCounters {
             events: fab.sched.processed(),
@@ -497,6 +508,7 @@ impl Simulation {
             marks_by_hop: fab.per_hop(|s| s.marked_packets),
             peak_packets_in_flight: fab.pool.peak() as u64,
             fct_below_ideal: self.fct_below_ideal,
+            flows_stalled,
             conservation_error,
             throughput_during_arrivals_gbps: match (self.first_arrival, self.at_last_arrival) {
                 (Some(t0), Some((t1, bytes))) if t1 > t0 => {

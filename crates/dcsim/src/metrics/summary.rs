@@ -50,6 +50,9 @@ pub struct RunCounters {
     pub peak_packets_in_flight: u64,
     /// Flows whose FCT came out below the ideal (must be 0).
     pub fct_below_ideal: u64,
+    /// Flows left unfinished when the run ran out of events with no time limit: stalled,
+    /// nothing left that could move them (must be 0).
+    pub flows_stalled: u64,
     /// Packets unaccounted for by the conservation check (must be 0).
     pub conservation_error: i64,
     /// Data bytes (on the wire) delivered to receivers while flows were still arriving, per

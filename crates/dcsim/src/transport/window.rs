@@ -19,6 +19,15 @@
 //! moves (earlier or later) never needs a new event. An event that fires before the deadline
 //! re-arms itself the same way; one that fires at the deadline is the timeout — exactly when
 //! a timer reset on every ACK would fire.
+//!
+//! With SACK the sender skips packets the receiver already holds, read from the receiver's
+//! state (the idealised SACK of the pHost authors' simulator). A real SACK never covers the
+//! first unacknowledged packet, so this can see what a real sender cannot: after a timeout,
+//! every packet of the window may already be at the receiver with only the ACKs on their
+//! way, and go-back-N then sends nothing. The flow waits for those ACKs; if none has moved
+//! `snd_una` one RTO later (they were lost), it times out again and resends `snd_una`
+//! itself, as a real sender's RTO does, and that duplicate draws a fresh cumulative ACK.
+//! Without this a flow whose ACKs were all lost would stall for good.
 
 use super::{AnyCc, CongestionControl, Window};
 use crate::config::{DupAckThreshold, RtoMode};
@@ -152,6 +161,9 @@ struct Flow {
     /// MLFQ offsets are counted from this packet (moved by a PIAS reset).
     tag_base: u32,
     probing: bool,
+    /// `snd_una` when a timeout found nothing to resend and a stall check was scheduled
+    /// (`u32::MAX`: none pending).
+    stall_una: u32,
     // receiver
     rcv_nxt: u32,
     received: Vec<u64>,
@@ -190,6 +202,7 @@ impl Flow {
             consecutive_timeouts: 0,
             tag_base: 0,
             probing: false,
+            stall_una: u32::MAX,
             rcv_nxt: 0,
             received,
             retransmits: 0,
@@ -296,30 +309,64 @@ impl WindowTransport {
             arm_timer(params, slot, fl, fab);
             return;
         }
-        // RFC 6298 §5.5-5.7 / MinTCP: back off (adaptive only), shrink the window, go back N.
-        fl.timeouts += 1;
-        fl.consecutive_timeouts += 1;
-        fl.cc.on_timeout(&mut fl.win);
-        fl.in_recovery = false;
-        fl.dupacks = 0;
-        fl.snd_nxt = fl.snd_una;
-        if params.rto_mode == RtoMode::Adaptive {
-            fl.backoff = (fl.backoff + 1).min(30);
+        timeout(params, slot, fl, fab, false);
+    }
+
+    /// The stall check `(slot, gen)` fired: if the flow has had no ACK progress and no timer
+    /// since a timeout that could resend nothing, its ACKs were lost — time out again and
+    /// resend the first unacknowledged packet (module docs).
+    pub fn on_stall_check(&mut self, slot: u32, gen: u32, fab: &mut Fabric) {
+        let fl = &mut self.flows[slot as usize];
+        if !fl.active || fl.gen != gen || fl.stall_una != fl.snd_una {
+            return; // finished, reused, or the ACKs came
         }
-        fl.rto_deadline = now + rto(params, fl);
-        let reset = params.tag_reset_after_timeouts;
-        if reset > 0 && fl.consecutive_timeouts >= reset {
-            fl.tag_base = fl.snd_una; // PIAS: the flow starts over in the top queue
+        fl.stall_una = u32::MAX;
+        if fl.timer_at != SimTime::MAX || fl.probing {
+            return; // sending resumed on its own; its timer covers it
         }
-        if params.probe_after > 0 && fl.consecutive_timeouts >= params.probe_after {
-            // MinTCP probe mode: the window is one byte, so only a probe goes out per RTO; the
-            // ACK that answers it ends probe mode and sending resumes from snd_una.
-            fl.probing = true;
-            send_probe(slot, fl, fab);
-            arm_timer(params, slot, fl, fab);
-            return;
-        }
-        pump(params, slot, fl, fab);
+        timeout(&self.params, slot, fl, fab, true);
+    }
+}
+
+/// A retransmission timeout: RFC 6298 §5.5-5.7 / MinTCP: back off (adaptive only), shrink the
+/// window, go back N. With `resend_una` the first unacknowledged packet goes out even if the
+/// receiver holds it (a stall check, module docs).
+fn timeout(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric, resend_una: bool) {
+    let now = fab.now();
+    fl.timeouts += 1;
+    fl.consecutive_timeouts += 1;
+    fl.cc.on_timeout(&mut fl.win);
+    fl.in_recovery = false;
+    fl.dupacks = 0;
+    fl.snd_nxt = fl.snd_una;
+    if params.rto_mode == RtoMode::Adaptive {
+        fl.backoff = (fl.backoff + 1).min(30);
+    }
+    fl.rto_deadline = now + rto(params, fl);
+    let reset = params.tag_reset_after_timeouts;
+    if reset > 0 && fl.consecutive_timeouts >= reset {
+        fl.tag_base = fl.snd_una; // PIAS: the flow starts over in the top queue
+    }
+    if params.probe_after > 0 && fl.consecutive_timeouts >= params.probe_after {
+        // MinTCP probe mode: the window is one byte, so only a probe goes out per RTO; the
+        // ACK that answers it ends probe mode and sending resumes from snd_una.
+        fl.probing = true;
+        send_probe(slot, fl, fab);
+        arm_timer(params, slot, fl, fab);
+        return;
+    }
+    if resend_una {
+        let seq = fl.snd_una;
+        fl.snd_nxt = seq + 1;
+        send_data(params, slot, fl, seq, fab);
+        arm_timer(params, slot, fl, fab);
+    }
+    let sent_before = fl.packets_sent;
+    pump(params, slot, fl, fab);
+    if fl.packets_sent == sent_before && fl.timer_at == SimTime::MAX {
+        // Everything in the window is at the receiver: wait one RTO for its ACKs.
+        fl.stall_una = fl.snd_una;
+        fab.schedule(now + rto(params, fl), Event::StallCheck(slot, fl.gen));
     }
 }
 

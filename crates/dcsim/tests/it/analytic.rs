@@ -51,6 +51,7 @@ fn measured_wait_us(rho: f64, packets: u64, seed: u64, timeline: bool) -> f64 {
                 fab.deliver(id);
             }
             Event::Timer(..)
+            | Event::StallCheck(..)
             | Event::SourceWake(_)
             | Event::TokenClock(_)
             | Event::ArbiterEpoch => unreachable!(),
