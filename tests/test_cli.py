@@ -197,3 +197,4 @@ def test_thresholds_paper_formula_and_base_rtt_variant():
 def test_thresholds_rejects_bad_input(args):
     p = dcsim_cli("thresholds", *args)
     assert p.returncode == 2 and p.stderr.startswith("error: ") and "Traceback" not in p.stderr, (p.stdout, p.stderr)
+

@@ -14,6 +14,7 @@ status 2 before anything runs; never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
@@ -239,6 +240,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `dcsim sweep --dry-run … | head`: the reader left; stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     if not args.quiet:
         print(format_summary(result.summary))
         print(f"\nresults in {out}/ (flows.parquet, summary.json, spec.toml, log.txt)")
