@@ -22,12 +22,13 @@
 //!
 //! With SACK the sender skips packets the receiver already holds, read from the receiver's
 //! state (the idealised SACK of the pHost authors' simulator). A real SACK never covers the
-//! first unacknowledged packet, so this can see what a real sender cannot: after a timeout,
-//! every packet of the window may already be at the receiver with only the ACKs on their
-//! way, and go-back-N then sends nothing. The flow waits for those ACKs; if none has moved
-//! `snd_una` one RTO later (they were lost), it times out again and resends `snd_una`
-//! itself, as a real sender's RTO does, and that duplicate draws a fresh cumulative ACK.
-//! Without this a flow whose ACKs were all lost would stall for good.
+//! first unacknowledged packet, so this can see what a real sender cannot: every packet its
+//! window allows (after a go-back-N, or after an ACK that moved the window) may already be at
+//! the receiver with only the ACKs on their way, and then nothing is sent and no timer runs.
+//! The flow waits one RTO for those ACKs (a stall check); if none has moved `snd_una` by then
+//! (they were lost), it times out and resends `snd_una` itself, as a real sender's RTO does,
+//! and that duplicate draws a fresh cumulative ACK. Without this a flow whose ACKs were all
+//! lost would stall for good.
 
 use super::{AnyCc, CongestionControl, Window};
 use crate::config::{DupAckThreshold, RtoMode};
@@ -161,9 +162,10 @@ struct Flow {
     /// MLFQ offsets are counted from this packet (moved by a PIAS reset).
     tag_base: u32,
     probing: bool,
-    /// `snd_una` when a timeout found nothing to resend and a stall check was scheduled
-    /// (`u32::MAX`: none pending).
+    /// `snd_una` and due time of the latest stall check: scheduled when sending found
+    /// everything the window allows already at the receiver, with no timer pending.
     stall_una: u32,
+    stall_at: SimTime,
     // receiver
     rcv_nxt: u32,
     received: Vec<u64>,
@@ -203,6 +205,7 @@ impl Flow {
             tag_base: 0,
             probing: false,
             stall_una: u32::MAX,
+            stall_at: SimTime::MAX,
             rcv_nxt: 0,
             received,
             retransmits: 0,
@@ -313,16 +316,16 @@ impl WindowTransport {
     }
 
     /// The stall check `(slot, gen)` fired: if the flow has had no ACK progress and no timer
-    /// since a timeout that could resend nothing, its ACKs were lost — time out again and
-    /// resend the first unacknowledged packet (module docs).
+    /// for an RTO since it found nothing to send, its ACKs were lost — time out and resend
+    /// the first unacknowledged packet (module docs).
     pub fn on_stall_check(&mut self, slot: u32, gen: u32, fab: &mut Fabric) {
         let fl = &mut self.flows[slot as usize];
-        if !fl.active || fl.gen != gen || fl.stall_una != fl.snd_una {
-            return; // finished, reused, or the ACKs came
+        if !fl.active || fl.gen != gen || fl.stall_at != fab.now() {
+            return; // finished, reused, or superseded by a later check
         }
-        fl.stall_una = u32::MAX;
-        if fl.timer_at != SimTime::MAX || fl.probing {
-            return; // sending resumed on its own; its timer covers it
+        fl.stall_at = SimTime::MAX;
+        if fl.stall_una != fl.snd_una || fl.timer_at != SimTime::MAX || fl.probing {
+            return; // the ACKs came, or sending resumed and its timer covers it
         }
         timeout(&self.params, slot, fl, fab, true);
     }
@@ -361,13 +364,7 @@ fn timeout(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric, re
         send_data(params, slot, fl, seq, fab);
         arm_timer(params, slot, fl, fab);
     }
-    let sent_before = fl.packets_sent;
     pump(params, slot, fl, fab);
-    if fl.packets_sent == sent_before && fl.timer_at == SimTime::MAX {
-        // Everything in the window is at the receiver: wait one RTO for its ACKs.
-        fl.stall_una = fl.snd_una;
-        fab.schedule(now + rto(params, fl), Event::StallCheck(slot, fl.gen));
-    }
 }
 
 fn rto(params: &WindowParams, fl: &Flow) -> SimTime {
@@ -417,9 +414,18 @@ fn pump(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
         send_data(params, slot, fl, seq, fab);
         sent = true;
     }
-    if sent && fl.timer_at == SimTime::MAX {
+    if fl.timer_at != SimTime::MAX {
+        return;
+    }
+    if sent {
         fl.rto_deadline = fab.now() + rto(params, fl);
         arm_timer(params, slot, fl, fab);
+    } else if fl.snd_una < fl.n_pkts {
+        // Everything the window allows is already at the receiver (idealised SACK) and no
+        // timer is pending: wait one RTO for its ACKs (module docs).
+        fl.stall_una = fl.snd_una;
+        fl.stall_at = fab.now() + rto(params, fl);
+        fab.schedule(fl.stall_at, Event::StallCheck(slot, fl.gen));
     }
 }
 
