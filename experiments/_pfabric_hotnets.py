@@ -87,8 +87,8 @@ QUICK_SCALE_NOTE = """\
   why our DCTCP-to-pFabric ratios (≈ 1.9× at 0.8) and pFabric's short-flow 99th percentiles
   (1.2-1.4) are below the paper's (2.5-11×; 1.7-2.2). Web search is closer to steady state
   (2,000 flows over 63 ms; the largest flow needs 24 ms). `--scale paper` (100,000 flows per
-  run: 14 s of arrivals for data mining) removes this; it takes hours on 2 cores and has not
-  been run here yet. Measured check at 5× the flows (data mining, load 0.8, 10,000 flows,
+  run: 14 s of arrivals for data mining) removes this; it takes hours on 2 cores, and of it
+  only the web-search runs at load 0.8 have been run here (Fig. 4 notes). Measured check at 5× the flows (data mining, load 0.8, 10,000 flows,
   1.4 s of arrivals): DCTCP / MinTCP+pFabric average 1.88 → 2.51, MinTCP+pFabric (0,100KB]
   99th percentile 1.40 → 1.52, DCTCP (0,100KB] average 2.08 → 2.86 — every number moves
   toward the paper's as the run gets closer to steady state.
