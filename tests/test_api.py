@@ -105,3 +105,13 @@ def test_shipped_workloads_are_the_reference_files():
         ref = ROOT.parent / "shared" / "reference" / "workloads" / name
         if ref.exists():
             assert ours == ref.read_text()
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf")])
+def test_threshold_model_rejects_a_bad_base_latency(bad):
+    from dcsim import _dcsim
+
+    with pytest.raises(_dcsim.InvalidSpec, match="base_bytes"):
+        _dcsim.threshold_fctn("websearch", 0.5, [1e6], base_bytes=bad)
+    with pytest.raises(_dcsim.InvalidSpec, match="base_bytes"):
+        _dcsim.thresholds("websearch", 0.5, 2, "mg1", base_bytes=bad)

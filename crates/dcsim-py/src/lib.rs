@@ -143,6 +143,18 @@ fn size_dist(workload: &str) -> PyResult<dcsim::thresholds::SizeDist> {
     Ok(dcsim::thresholds::SizeDist::from_cdf(&cdf))
 }
 
+/// The model's fixed latency must be a finite number of bytes ≥ 0.
+fn check_base_bytes(base_bytes: f64) -> PyResult<()> {
+    if base_bytes >= 0.0 && base_bytes.is_finite() {
+        return Ok(());
+    }
+    Err(InvalidSpec::new_err((
+        format!("`base_bytes`: {base_bytes} must be a finite number >= 0"),
+        "base_bytes".to_string(),
+        String::new(),
+    )))
+}
+
 /// Few-queue thresholds (bytes) for `queues` queues: `method` is "mg1" (the SIGCOMM'13 §6.1
 /// M/G/1 model, optimised for `load`), "equal-split", "pias" (PIAS §3.3 closed form) or
 /// "pias-table" (the PIAS authors' script values; web search and data mining, 8 queues,
@@ -157,13 +169,7 @@ fn thresholds(
     method: &str,
     base_bytes: f64,
 ) -> PyResult<Vec<f64>> {
-    if !(base_bytes >= 0.0 && base_bytes.is_finite()) {
-        return Err(InvalidSpec::new_err((
-            format!("`base_bytes`: {base_bytes} must be a finite number >= 0"),
-            "base_bytes".to_string(),
-            String::new(),
-        )));
-    }
+    check_base_bytes(base_bytes)?;
     if !(load > 0.0 && load < 1.0) {
         return Err(InvalidSpec::new_err((
             format!("`load`: {load} must be > 0 and < 1"),
@@ -219,6 +225,7 @@ fn threshold_fctn(
     thresholds: Vec<f64>,
     base_bytes: f64,
 ) -> PyResult<f64> {
+    check_base_bytes(base_bytes)?;
     Ok(dcsim::thresholds::fctn(&size_dist(workload)?, load, base_bytes, &thresholds))
 }
 

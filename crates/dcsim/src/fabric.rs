@@ -23,8 +23,8 @@ pub enum Event {
     Arrive(u32, PacketId),
     /// Transport timer of flow slot `.0`, generation `.1`.
     Timer(u32, u32),
-    /// Window transport: re-check flow slot `.0` (generation `.1`), whose last timeout found
-    /// nothing to resend (see `transport::window`).
+    /// Window transport: re-check flow slot `.0` (generation `.1`), which found everything its
+    /// window allows already at the receiver and has no timer running (see `transport::window`).
     StallCheck(u32, u32),
     /// pHost: host `.0`'s sender may send its next packet (its NIC is free).
     SourceWake(u32),
