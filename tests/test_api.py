@@ -80,6 +80,32 @@ def test_resolve_fills_every_default():
     assert r.hash() != dcsim.resolve({"seed": 2}).hash()
 
 
+def test_fields_added_later_leave_stored_runs_their_identity():
+    # A run stored before `workload.stop_when` and `pfabric.classify` existed hashed the tree
+    # without them; at their defaults they stay out of the identity, and a non-default value
+    # changes it.
+    import hashlib
+    import json
+
+    r = dcsim.resolve({"workload": {"flows": 100}})
+    assert r.get("workload.stop_when") == "all-finished"
+    old_tree = json.loads(r.json)
+    del old_tree["workload"]["stop_when"]
+    del old_tree["pfabric"]["classify"]
+    old = hashlib.sha256(dcsim._dcsim.__version__.encode() + b"\0" + json.dumps(old_tree, sort_keys=True).encode())
+    assert r.hash() == old.hexdigest()[:16]
+    n = dcsim.resolve({"workload": {"flows": 100, "stop_when": "n-finished"}})
+    assert n.hash() != r.hash()
+    assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"classify": "remaining"}}).hash() != r.hash()
+
+
+def test_n_finished_counts_the_first_flows_to_finish():
+    s = {"topology": {"racks": 2, "hosts_per_rack": 4, "spines": 1}, "workload": {"flows": 200, "load": 0.5, "stop_when": "n-finished"}}
+    res = dcsim.run(s)
+    assert res.summary["flows_completed"] == 200 < res.summary["flows_total"]
+    assert int(res.flows["completed"].sum()) == 200
+
+
 def test_progress_callback_is_called_and_can_stop():
     seen = []
 

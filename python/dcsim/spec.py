@@ -120,6 +120,15 @@ def _raise_invalid(e: Exception) -> None:
     raise SpecError(str(message), str(field)) from None
 
 
+# Fields added after run stores existed, with their defaults. A run's identity leaves each
+# out while it holds its default, so runs stored before the field existed (which behaved
+# exactly as the default does) keep their hash and are not simulated again.
+ADDED_FIELDS: Dict[str, Any] = {
+    "workload.stop_when": "all-finished",
+    "pfabric.classify": "flow-size",
+}
+
+
 class ResolvedSpec:
     """A validated spec with every default filled in."""
 
@@ -132,11 +141,20 @@ class ResolvedSpec:
         return json.dumps(self.tree, sort_keys=True)
 
     def hash(self) -> str:
-        """A stable identity: SHA-256 of the resolved spec and the dcsim version."""
+        """A stable identity: SHA-256 of the resolved spec and the dcsim version (fields in
+        :data:`ADDED_FIELDS` left out while at their defaults)."""
+        tree = copy.deepcopy(self.tree)
+        for dotted, default in ADDED_FIELDS.items():
+            *parents, leaf = dotted.split(".")
+            section = tree
+            for part in parents:
+                section = section.get(part, {})
+            if section.get(leaf) == default:
+                del section[leaf]
         h = hashlib.sha256()
         h.update(_dcsim.__version__.encode())
         h.update(b"\0")
-        h.update(self.json.encode())
+        h.update(json.dumps(tree, sort_keys=True).encode())
         return h.hexdigest()[:16]
 
     def get(self, dotted: str) -> Any:

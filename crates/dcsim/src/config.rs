@@ -342,12 +342,28 @@ pub struct WorkloadSpec {
     pub flows: u64,
     /// Stop the run at this simulated time, ms; 0 (default) = run until every flow finishes.
     pub duration_ms: f64,
+    /// What ends the run: `all-finished` (default: `flows` flows arrive and the run goes on
+    /// until every one has finished) or `n-finished` (arrivals go on past `flows` and the run
+    /// ends as soon as `flows` flows have finished; the flows still open then are left out of
+    /// the statistics, as in the pFabric and PIAS authors' ns-2 scripts, whose `sim_end` is a
+    /// number of finished flows, reference §1.3).
+    pub stop_when: StopWhen,
     /// Fraction of the first flows (by arrival) left out of the statistics. Default 0.
     pub warmup_fraction: f64,
     /// Give every generated flow a deadline: arrival + max(1.25 × its ideal FCT, X) with X
     /// exponential of this mean, µs (pHost §4.3, citing pFabric: mean 1000 µs). 0 (default):
     /// no deadlines (trace deadlines are used as given).
     pub deadline_mean_us: f64,
+}
+
+/// What ends a run (besides `duration_ms`).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopWhen {
+    /// Every generated flow has finished.
+    AllFinished,
+    /// `flows` flows have finished, with arrivals continuing until then.
+    NFinished,
 }
 
 /// When flows start.
@@ -490,10 +506,25 @@ pub struct PfabricSpec {
     /// Buffer reserved for each queue, bytes; the rest of `buffer_bytes` is shared first come
     /// first served. Default 15000 (SIGCOMM'13 §6.2).
     pub reserved_bytes: u64,
+    /// How a packet's queue is chosen with `queues > 0`: `flow-size` (default: the flow's
+    /// size against `thresholds`, the model of SIGCOMM'13 §6.1) or `remaining` (the flow's
+    /// remaining bytes when the packet is sent, so a long flow moves up as it nears its end:
+    /// what the authors' ns-2 code does, `calPrio` on the priority number, reference §2.6).
+    pub classify: ClassifyBy,
     /// What a packet's priority number is: `remaining` (default: the flow's remaining bytes,
     /// SRPT) or `deadline` (the flow's absolute deadline, EDF; a flow that can no longer make
     /// it, or has none, gets the lowest priority; reference §2.5).
     pub priority: PriorityKey,
+}
+
+/// How few-queue pFabric maps a packet to a queue.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClassifyBy {
+    /// The flow's size: one queue for the whole flow.
+    FlowSize,
+    /// The flow's remaining bytes at each packet.
+    Remaining,
 }
 
 /// pFabric's priority number.
@@ -964,6 +995,7 @@ const PFABRIC_KEYS: &[&str] = &[
     "thresholds",
     "threshold_method",
     "reserved_bytes",
+    "classify",
     "priority",
 ];
 const ENGINE_KEYS: &[&str] = &["fifo_timeline"];
@@ -1001,6 +1033,7 @@ const WORKLOAD_KEYS: &[&str] = &[
     "query_bytes",
     "flows",
     "duration_ms",
+    "stop_when",
     "warmup_fraction",
     "deadline_mean_us",
 ];
@@ -1061,6 +1094,11 @@ impl Spec {
                 &[("mg1", ThresholdMethod::Mg1), ("equal-split", ThresholdMethod::EqualSplit)],
             )?,
             reserved_bytes: pf.bytes("reserved_bytes", 15_000)?,
+            classify: pf.choice(
+                "classify",
+                ClassifyBy::FlowSize,
+                &[("flow-size", ClassifyBy::FlowSize), ("remaining", ClassifyBy::Remaining)],
+            )?,
             priority: pf.choice(
                 "priority",
                 PriorityKey::Remaining,
@@ -1699,6 +1737,30 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
             "0 flows: give at least 1 (0 means \"all rows\" only for a trace)",
         ));
     }
+    let stop_when = w.choice(
+        "stop_when",
+        StopWhen::AllFinished,
+        &[("all-finished", StopWhen::AllFinished), ("n-finished", StopWhen::NFinished)],
+    )?;
+    if stop_when == StopWhen::NFinished {
+        // Arrivals must go on past `flows`: a trace ends, and "at-start" would put an
+        // unbounded number of flows at time 0.
+        let why = match (&matrix, arrivals) {
+            (Matrix::Trace(_), _) => Some("a trace has a fixed set of flows"),
+            (_, Arrivals::AtStart) => {
+                Some("with arrivals = \"at-start\" every flow starts at time 0")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(SpecError::new(
+                w.field("stop_when"),
+                format!(
+                    "\"n-finished\" needs arrivals that go on past `flows`, and {why}; use \"all-finished\""
+                ),
+            ));
+        }
+    }
     Ok(WorkloadSpec {
         flow_sizes,
         size_sampling: w.choice(
@@ -1730,6 +1792,7 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
         query_bytes: w.bytes("query_bytes", 1000)?.max(1),
         flows,
         duration_ms: w.f64_in("duration_ms", 0.0, 0.0, 1e9, "must be >= 0 (0 = no limit)")?,
+        stop_when,
         warmup_fraction: w.f64_in("warmup_fraction", 0.0, 0.0, 0.99, "must be in [0, 0.99]")?,
         deadline_mean_us: w.f64_in(
             "deadline_mean_us",

@@ -1,8 +1,9 @@
 //! A simulation run: builds the fabric, transport and workload from a [`Spec`] and drives
-//! the event loop until every flow has finished (or the time limit).
+//! the event loop until every flow has finished (or the time limit, or with
+//! `stop_when = "n-finished"` the `flows`-th completion).
 
+use crate::config::{ClassifyBy, Protocol, Spec, StopWhen};
 use crate::config::{DupAckThreshold, PriorityKey, RateControl, RtoMode};
-use crate::config::{Protocol, Spec};
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric};
 use crate::metrics::{ideal_fct, summarize, FlowRecords, Hop, RunCounters, Summary};
@@ -12,7 +13,7 @@ use crate::queue::{
 use crate::topology::{Network, PortInfo};
 use crate::transport::fastpass::{FastpassParams, FastpassTransport};
 use crate::transport::phost::{PhostParams, PhostTransport};
-use crate::transport::window::{Completion, WindowParams, WindowTransport};
+use crate::transport::window::{ClassBy, Completion, WindowParams, WindowTransport};
 use crate::transport::{AnyCc, Dctcp, L2dct, LineRate, MinTcp, Reno};
 use crate::workload::{FlowArrival, Generator};
 use dcsim_engine::SimTime;
@@ -39,6 +40,10 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
             params.sack_skip = true;
             params.probe_after = probe;
             params.class_thresholds = p.thresholds.clone();
+            params.class_by = match p.classify {
+                ClassifyBy::FlowSize => ClassBy::FlowSize,
+                ClassifyBy::Remaining => ClassBy::Remaining,
+            };
             if p.priority != PriorityKey::Remaining {
                 params.deadline_priority = Some(spec.topology.host_rate());
                 params.deadline_quench = p.priority == PriorityKey::Deadline;
@@ -69,7 +74,7 @@ fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
             if t.protocol == Protocol::Pias {
                 // PIAS's MLFQ tags (§3.1): class from each packet's byte offset.
                 params.class_thresholds = spec.pias.thresholds.clone();
-                params.tag_by_offset = true;
+                params.class_by = ClassBy::BytesSent;
                 params.tag_reset_after_timeouts = spec.pias.reset_after_timeouts;
             }
             let cc = match t.protocol {
@@ -196,6 +201,8 @@ pub struct Simulation {
     records: FlowRecords,
     next: Option<FlowArrival>,
     stop_at: SimTime,
+    /// With `stop_when = "n-finished"`: the run ends when this many flows have finished.
+    finish_target: Option<u64>,
     completed: u64,
     fct_below_ideal: u64,
     paths: HashMap<(u32, u32), (Vec<Hop>, Vec<Hop>)>,
@@ -275,6 +282,8 @@ impl Simulation {
             records: FlowRecords::default(),
             next: None,
             stop_at,
+            finish_target: (spec.workload.stop_when == StopWhen::NFinished)
+                .then_some(spec.workload.flows),
             completed: 0,
             fct_below_ideal: 0,
             paths: HashMap::new(),
@@ -375,34 +384,58 @@ impl Simulation {
 
     /// Ideal (flow-level SRPT) instead of the packet-level loop: every flow of the workload,
     /// the same flows a packet-level run with this seed sees.
+    ///
+    /// With `stop_when = "n-finished"` the flows are drawn in growing batches until the
+    /// `flows`-th completion comes before the last arrival drawn: SRPT is causal (no decision
+    /// depends on a later arrival), so flows arriving after that completion cannot change it,
+    /// and the run keeps exactly the flows that arrived by then, as a packet-level run does.
     fn run_ideal(mut self, wall: Instant) -> RunOutput {
-        let mut flows = Vec::new();
-        while let Some(mut f) = self.workload.next_flow() {
-            let ideal = self.ideal_fct(f.src, f.dst, f.size_bytes);
-            self.floor_deadline(&mut f, ideal);
-            self.records.push(&f, ideal);
-            flows.push(f);
-        }
         let rate = self.spec.topology.host_rate();
-        let jobs: Vec<crate::ideal::Job> = flows
-            .iter()
-            .map(|f| crate::ideal::Job {
-                src: f.src,
-                dst: f.dst,
-                start_ps: f.start.as_ps(),
-                work_ps: rate
-                    .tx_time(crate::units::Bytes(f.size_bytes).wire_bytes())
-                    .as_ps()
-                    .max(1),
-            })
-            .collect();
-        let done = crate::ideal::srpt(&jobs, self.fab.net.n_hosts());
-        let r = &mut self.records;
-        for (i, (job, &finish)) in jobs.iter().zip(&done).enumerate() {
+        let mut jobs: Vec<crate::ideal::Job> = Vec::new();
+        let mut want = self.finish_target.map_or(u64::MAX, |n| n.saturating_mul(2).max(1024));
+        let (done, end) = loop {
+            while (jobs.len() as u64) < want {
+                let Some(mut f) = self.workload.next_flow() else { break };
+                let ideal = self.ideal_fct(f.src, f.dst, f.size_bytes);
+                self.floor_deadline(&mut f, ideal);
+                self.records.push(&f, ideal);
+                jobs.push(crate::ideal::Job {
+                    src: f.src,
+                    dst: f.dst,
+                    start_ps: f.start.as_ps(),
+                    work_ps: rate
+                        .tx_time(crate::units::Bytes(f.size_bytes).wire_bytes())
+                        .as_ps()
+                        .max(1),
+                });
+            }
+            let mut done = crate::ideal::srpt(&jobs, self.fab.net.n_hosts());
             // Transmission per SRPT, plus the path latency an idle network adds (module docs).
-            let latency = r.ideal_ps[i].saturating_sub(job.work_ps);
-            let fin = finish + latency;
-            if self.stop_at != SimTime::MAX && fin > self.stop_at.as_ps() {
+            for (i, (job, finish)) in jobs.iter().zip(done.iter_mut()).enumerate() {
+                if *finish != u64::MAX {
+                    *finish += self.records.ideal_ps[i].saturating_sub(job.work_ps);
+                }
+            }
+            let Some(n) = self.finish_target else { break (done, self.stop_at.as_ps()) };
+            let mut sorted: Vec<u64> = done.iter().copied().filter(|&d| d != u64::MAX).collect();
+            let nth = (n as usize)
+                .checked_sub(1)
+                .and_then(|k| (k < sorted.len()).then(|| *sorted.select_nth_unstable(k).1));
+            let last_arrival = jobs.last().map_or(0, |j| j.start_ps);
+            match nth {
+                Some(t) if t < last_arrival => break (done, t.min(self.stop_at.as_ps())),
+                _ => want = want.saturating_mul(2),
+            }
+        };
+        if self.finish_target.is_some() {
+            // The flows that had arrived when the run stopped, as in the packet-level loop.
+            let keep = jobs.partition_point(|j| j.start_ps <= end);
+            self.records.truncate(keep);
+            jobs.truncate(keep);
+        }
+        let r = &mut self.records;
+        for (i, &fin) in done.iter().take(jobs.len()).enumerate() {
+            if fin > end {
                 continue;
             }
             r.finish_ps[i] = fin;
@@ -410,8 +443,7 @@ impl Simulation {
         }
         let counters = RunCounters {
             wall_seconds: wall.elapsed().as_secs_f64(),
-            sim_time_us: done.iter().copied().filter(|&d| d != u64::MAX).max().unwrap_or(0) as f64
-                / 1e6,
+            sim_time_us: done.iter().copied().filter(|&d| d <= end).max().unwrap_or(0) as f64 / 1e6,
             drops_by_hop: self.fab.per_hop(|s| s.dropped_packets),
             marks_by_hop: self.fab.per_hop(|s| s.marked_packets),
             ..RunCounters::default()
@@ -441,6 +473,12 @@ impl Simulation {
             if sample_every > SimTime::ZERO { SimTime::ZERO } else { SimTime::MAX };
         loop {
             if self.next.is_none() && self.completed == self.records.len() as u64 {
+                break;
+            }
+            if self.finish_target.is_some_and(|n| self.completed >= n) {
+                // ns-2's `sim_end`: the flows still open are left out, as the scripts do.
+                self.at_last_arrival =
+                    Some((self.fab.now(), self.fab.counters.data_bytes_delivered));
                 break;
             }
             let Some((at, ev)) = self.fab.sched.pop_until(self.stop_at) else { break };
@@ -490,7 +528,7 @@ impl Simulation {
         debug_assert_eq!(conservation_error, 0, "packets were lost or invented");
         // Invariant: without a time limit a run ends only when every flow has finished; a
         // flow still open when the events ran out is stuck for good.
-        let flows_stalled = if self.stop_at == SimTime::MAX {
+        let flows_stalled = if self.stop_at == SimTime::MAX && self.finish_target.is_none() {
             self.records.len() as u64 - self.completed
         } else {
             0

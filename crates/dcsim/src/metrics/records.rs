@@ -54,6 +54,23 @@ impl FlowRecords {
         self.id.len() - 1
     }
 
+    /// Keeps the first `n` rows.
+    pub fn truncate(&mut self, n: usize) {
+        self.id.truncate(n);
+        self.src.truncate(n);
+        self.dst.truncate(n);
+        self.size_bytes.truncate(n);
+        self.start_ps.truncate(n);
+        self.finish_ps.truncate(n);
+        self.ideal_ps.truncate(n);
+        self.retransmits.truncate(n);
+        self.timeouts.truncate(n);
+        self.packets_sent.truncate(n);
+        self.deadline_ps.truncate(n);
+        self.tenant.truncate(n);
+        self.request.truncate(n);
+    }
+
     /// Number of flows recorded.
     pub fn len(&self) -> usize {
         self.id.len()

@@ -144,8 +144,10 @@ fn stats(rows: &[(f64, f64, f64)]) -> BinStats {
     }
 }
 
-/// Computes the summary of `records`, leaving out the first `warmup` flows.
+/// Computes the summary of `records`, leaving out the first `warmup` flows. Flows still open
+/// when the run stopped count only towards deadlines already missed by then.
 pub fn summarize(records: &FlowRecords, warmup: usize, counters: RunCounters) -> Summary {
+    let end_ps = (counters.sim_time_us * 1e6) as u64;
     let mut all = Vec::new();
     let mut by_bin: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); BINS.len()];
     let (mut first, mut last, mut bits) = (u64::MAX, 0u64, 0f64);
@@ -160,7 +162,11 @@ pub fn summarize(records: &FlowRecords, warmup: usize, counters: RunCounters) ->
             e.1 = e.1.max(records.finish_ps[i]);
             e.2 &= records.finish_ps[i] != u64::MAX;
         }
-        if i >= warmup && records.deadline_ps[i] != u64::MAX {
+        let open = records.finish_ps[i] == u64::MAX;
+        if i >= warmup
+            && records.deadline_ps[i] != u64::MAX
+            && (!open || records.deadline_ps[i] <= end_ps)
+        {
             with_deadline += 1;
             met += u64::from(records.finish_ps[i] <= records.deadline_ps[i]);
         }

@@ -67,10 +67,8 @@ pub struct WindowParams {
     /// With EDF priorities, give hopeless flows the lowest priority (pFabric's ns-2 patch);
     /// false keeps the deadline whatever happens (the pHost authors' simulator).
     pub deadline_quench: bool,
-    /// PIAS's multi-level feedback queue (§3.1, reference §6.2): each packet's class is the
-    /// first k with its byte offset ≤ `class_thresholds[k]` (the last class beyond them all),
-    /// instead of one class per flow from its size. A retransmission keeps its class.
-    pub tag_by_offset: bool,
+    /// How a data packet's class is chosen from `class_thresholds`.
+    pub class_by: ClassBy,
     /// LAS (reference §7.4): the packet priority number is the packet's byte offset (bytes
     /// the flow sent before it) instead of the remaining size.
     pub priority_bytes_sent: bool,
@@ -102,11 +100,24 @@ impl WindowParams {
             class_thresholds: Vec::new(),
             deadline_priority: None,
             deadline_quench: true,
-            tag_by_offset: false,
+            class_by: ClassBy::FlowSize,
             priority_bytes_sent: false,
             tag_reset_after_timeouts: 0,
         }
     }
+}
+
+/// How a data packet's priority class (its queue at multi-queue ports) is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClassBy {
+    /// One class per flow, from its size (few-queue pFabric, SIGCOMM'13 §6.1).
+    FlowSize,
+    /// From the flow's remaining bytes when the packet is sent (the pFabric authors' ns-2
+    /// `calPrio`, reference §2.6): a long flow moves to higher classes as it nears its end.
+    Remaining,
+    /// PIAS's multi-level feedback queue (§3.1, reference §6.2): from the bytes the flow sent
+    /// before this packet (counted from the last reset). A retransmission keeps its class.
+    BytesSent,
 }
 
 /// PIAS's tag (reference §6.2): the first class whose threshold the byte `offset` does not
@@ -467,12 +478,14 @@ fn send_data(params: &WindowParams, slot: u32, fl: &mut Flow, seq: u32, fab: &mu
         None => remaining,
         Some(rate) => edf_priority(fab.now(), fl.deadline, remaining, rate, params.deadline_quench),
     };
-    let class = if params.tag_by_offset {
-        // PIAS: the bytes sent before this packet, counted from the last reset.
-        let tagged = seq.saturating_sub(fl.tag_base) as u64 * MSS_BYTES as u64;
-        mlfq_class(&params.class_thresholds, tagged)
-    } else {
-        fl.class
+    let class = match params.class_by {
+        ClassBy::FlowSize => fl.class,
+        ClassBy::Remaining => mlfq_class(&params.class_thresholds, remaining),
+        ClassBy::BytesSent => {
+            // PIAS: the bytes sent before this packet, counted from the last reset.
+            let tagged = seq.saturating_sub(fl.tag_base) as u64 * MSS_BYTES as u64;
+            mlfq_class(&params.class_thresholds, tagged)
+        }
     };
     let p = Packet {
         priority,

@@ -90,6 +90,9 @@ pub struct Generator {
     mean_gap_s: f64,
     now_s: f64,
     limit: u64,
+    /// The flows the run is about: `limit`, or with `stop_when = "n-finished"` the number
+    /// that must finish (the arrivals themselves are then unbounded).
+    target: u64,
     issued: u64,
     rng_time: Rng,
     rng_size: Rng,
@@ -196,6 +199,9 @@ impl Generator {
                 (Source::Trace { rows, pos: 0 }, 0.0, limit)
             }
         };
+        // Run until `flows` have finished: the arrivals never run out (the simulation stops).
+        let n_finished = w.stop_when == crate::config::StopWhen::NFinished;
+        let (limit, target) = if n_finished { (u64::MAX, limit) } else { (limit, limit) };
         Ok(Generator {
             source,
             sizes,
@@ -206,6 +212,7 @@ impl Generator {
             mean_gap_s,
             now_s: 0.0,
             limit,
+            target,
             issued: 0,
             rng_time: Rng::stream(spec.seed, 1),
             rng_size: Rng::stream(spec.seed, 2),
@@ -233,9 +240,10 @@ impl Generator {
         })
     }
 
-    /// How many flows this generator will produce in total.
+    /// How many flows the run is about: all this generator produces, or with `stop_when =
+    /// "n-finished"` how many must finish (it then produces flows without end).
     pub fn total(&self) -> u64 {
-        self.limit + self.queries.as_ref().map_or(0, |q| q.left * q.fanout as u64)
+        self.target + self.queries.as_ref().map_or(0, |q| q.left * q.fanout as u64)
     }
 
     /// The next flow, or `None` when all have been produced: background flows and query

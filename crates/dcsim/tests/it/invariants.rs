@@ -200,3 +200,45 @@ fn delivered_throughput_during_arrivals_matches_the_offered_load() {
     let g = out.summary.counters.throughput_during_arrivals_gbps;
     assert!((g - 40.0).abs() < 4.0, "delivered {g} Gbps during arrivals");
 }
+
+#[test]
+fn n_finished_stops_at_the_nth_completion_and_changes_nothing_before_it() {
+    // `stop_when = "n-finished"` (ns-2's `sim_end`): arrivals go on and the run ends at the
+    // N-th completion. Nothing after that moment can change what happened before it, so each
+    // flow that finished must have exactly the FCT it has in a longer all-finished run with
+    // the same seed, and the flows still open must finish later there.
+    let base = "[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n[workload]\nload = 0.5\n";
+    for protocol in ["dctcp", "pfabric", "ideal"] {
+        let proto = format!("[transport]\nprotocol = \"{protocol}\"\n");
+        let long = run(spec(&format!("{base}flows = 1500\n{proto}")), &[]);
+        let s = spec(&format!("{base}flows = 300\nstop_when = \"n-finished\"\n{proto}"));
+        let out = Simulation::new(s).unwrap().run(&mut |_| true).unwrap();
+        let r = &out.records;
+        assert_eq!(out.summary.flows_completed, 300, "{protocol}");
+        assert!(r.len() > 300 && r.len() < 1500, "{protocol}: {} flows arrived", r.len());
+        assert_eq!(out.summary.counters.conservation_error, 0);
+        let stop = (0..r.len()).filter_map(|i| r.fct(i).map(|_| r.finish_ps[i])).max().unwrap();
+        for i in 0..r.len() {
+            assert_eq!(r.start_ps[i], long.records.start_ps[i], "{protocol}: same arrivals");
+            if r.finish_ps[i] == u64::MAX {
+                assert!(long.records.finish_ps[i] >= stop, "{protocol}: flow {i} open at the stop");
+            } else {
+                assert_eq!(r.finish_ps[i], long.records.finish_ps[i], "{protocol}: flow {i}");
+            }
+        }
+        // The statistics are over the 300 finished flows only.
+        let counted: u64 = out.summary.bins.values().map(|b| b.count).sum();
+        assert_eq!(counted, 300, "{protocol}");
+    }
+}
+
+#[test]
+fn n_finished_needs_arrivals_that_go_on() {
+    let e =
+        Spec::from_toml_str("[workload]\nstop_when = \"n-finished\"\narrivals = \"at-start\"\n")
+            .unwrap_err()
+            .to_string();
+    assert!(e.contains("workload.stop_when") && e.contains("at-start"), "{e}");
+    let e = Spec::from_toml_str("[workload]\nstop_when = \"sometimes\"\n").unwrap_err().to_string();
+    assert!(e.contains("workload.stop_when") && e.contains("n-finished"), "{e}");
+}

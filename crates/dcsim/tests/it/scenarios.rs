@@ -306,3 +306,35 @@ fn pfabric_deadline_mode_serves_the_earliest_deadline_first() {
     assert_eq!(fct_ps(&hopeless, 0), hopeless.records.ideal_ps[0], "the feasible flow goes first");
     assert_eq!(hopeless.summary.deadline_met_fraction, 0.5);
 }
+
+#[test]
+fn few_queue_pfabric_classifies_by_flow_size_or_by_remaining_bytes() {
+    // Two queues, threshold 50 packets (73,000 B). A 60-packet flow (host 1 → 2) and a
+    // 200-packet flow (host 0 → 2) start together. By flow size both are above the threshold
+    // and share the low queue (FIFO) at the port to host 2 for the whole of the short flow's
+    // life. By remaining bytes (the authors' ns-2 `calPrio`), the 60-packet flow moves to the
+    // high queue once 10 of its packets are acknowledged and then has the port to itself.
+    let toml = |classify: &str| {
+        format!("{PFABRIC_STAR}queues = 2\nthresholds = [73000]\nreserved_bytes = 15000\nclassify = \"{classify}\"\n")
+    };
+    let rows = ["0,1,2,87600,0", "1,0,2,292000,0"];
+    let by_size = run(spec_with_trace(&toml("flow-size"), &rows), &[]);
+    let by_left = run(spec_with_trace(&toml("remaining"), &rows), &[]);
+    let pkt = ns(1200);
+    let ideal = by_size.records.ideal_ps[0];
+    let (fs, fr) = (fct_ps(&by_size, 0), fct_ps(&by_left, 0));
+    // Sharing one FIFO: both windows grow in lock step (same RTT, same slow start), so the
+    // port alternates the two flows and 59 long-flow packets cross it before the short
+    // flow's last one.
+    assert_eq!(fs, ideal + 59 * pkt, "flow-size");
+    // By remaining bytes the short flow shares only until its 10th ACK, after which its
+    // packets jump the long flow's backlog: measured 40 long-flow packets ahead of its last
+    // (the ones both flows sent in slow start before the switch), so 19 packet times sooner.
+    assert_eq!(fr, ideal + 40 * pkt, "remaining");
+    // Neither mode wastes the port: the long flow ends when all 260 packets have crossed it,
+    // 60 packet times after its own ideal time.
+    for out in [&by_size, &by_left] {
+        assert_eq!(out.summary.counters.drops_by_hop.values().sum::<u64>(), 0);
+        assert_eq!(fct_ps(out, 1), out.records.ideal_ps[1] + 60 * pkt);
+    }
+}
