@@ -475,12 +475,6 @@ impl Simulation {
             if self.next.is_none() && self.completed == self.records.len() as u64 {
                 break;
             }
-            if self.finish_target.is_some_and(|n| self.completed >= n) {
-                // ns-2's `sim_end`: the flows still open are left out, as the scripts do.
-                self.at_last_arrival =
-                    Some((self.fab.now(), self.fab.counters.data_bytes_delivered));
-                break;
-            }
             let Some((at, ev)) = self.fab.sched.pop_until(self.stop_at) else { break };
             while at >= next_sample {
                 // The state just before the first event at or after the sample time.
@@ -497,6 +491,13 @@ impl Simulation {
                         );
                         if let Some(c) = self.transport.on_packet(pkt, &mut self.fab) {
                             self.record(c);
+                            // Checked per completion, not per event.
+                            if self.finish_target == Some(self.completed) {
+                                // ns-2's `sim_end`: the flows still open are left out.
+                                self.at_last_arrival =
+                                    Some((self.fab.now(), self.fab.counters.data_bytes_delivered));
+                                break;
+                            }
                         }
                     } else {
                         self.fab.on_arrive_at_switch(node, pkt);
