@@ -3,6 +3,7 @@
 
 mod analytic;
 mod common;
+mod digests;
 mod fastpass;
 mod invariants;
 mod phost;

@@ -1,0 +1,328 @@
+//! Result digests: a fixed set of small runs covering every protocol, topology kind, traffic
+//! matrix and port discipline, each reduced to the SHA-256 of its flow table. A refactoring
+//! must leave every digest unchanged; a change that alters results updates
+//! `tests/digests.txt` knowingly (`DCSIM_BLESS_DIGESTS=1 cargo test -p dcsim --test it
+//! digests`) and says why in its commit message.
+//!
+//! The digest covers exactly the columns of `flows.parquet`'s source, in the core's own
+//! representation (every column little-endian, one after another, in the order below), so it
+//! does not depend on the Arrow/Parquet library's version or metadata.
+
+use dcsim::metrics::FlowRecords;
+use dcsim::{Simulation, Spec};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// A small leaf-spine fabric (3 racks × 4 hosts, 2 spines, 20 Gbps core), 300 web-search flows.
+const BASE: &str = r#"
+seed = 7
+[topology]
+kind = "leaf-spine"
+racks = 3
+hosts_per_rack = 4
+spines = 2
+[workload]
+flows = 300
+load = 0.6
+"#;
+
+/// A fixed trace (id, src, dst, size, start s, deadline s) for the trace-matrix case.
+const TRACE: &str = "id,src,dst,size_bytes,start_time_s,deadline_s
+1,0,5,20000,0.0,
+2,1,5,150000,0.000001,
+3,2,5,3000,0.000002,0.001
+4,6,0,1000000,0.000003,
+5,7,1,1460,0.000010,
+6,3,11,500000,0.000020,0.002
+7,11,3,64000,0.000021,
+8,4,8,9000,0.000050,
+";
+
+/// Every case: a name and the `key=value` overrides applied to [`BASE`].
+fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
+    vec![
+        // Every protocol on the default leaf-spine (spray, cut-through).
+        ("tcp", vec!["transport.protocol=tcp"]),
+        ("dctcp", vec!["transport.protocol=dctcp"]),
+        ("pfabric", vec!["transport.protocol=pfabric"]),
+        ("ideal", vec!["transport.protocol=ideal"]),
+        ("phost", vec!["transport.protocol=phost"]),
+        ("fastpass", vec!["transport.protocol=fastpass"]),
+        ("pias", vec!["transport.protocol=pias"]),
+        ("las", vec!["transport.protocol=las"]),
+        ("l2dct", vec!["transport.protocol=l2dct"]),
+        // Protocol variants.
+        ("pfabric-linerate", vec!["transport.protocol=pfabric", "pfabric.rate_control=linerate"]),
+        ("pfabric-q4", vec!["transport.protocol=pfabric", "pfabric.queues=4"]),
+        (
+            "pfabric-q2-remaining",
+            vec!["transport.protocol=pfabric", "pfabric.queues=2", "pfabric.classify=remaining"],
+        ),
+        (
+            "pfabric-q3-equal",
+            vec![
+                "transport.protocol=pfabric",
+                "pfabric.queues=3",
+                "pfabric.threshold_method=equal-split",
+            ],
+        ),
+        (
+            "pfabric-edf",
+            vec![
+                "transport.protocol=pfabric",
+                "pfabric.priority=deadline",
+                "workload.deadline_mean_us=1000",
+            ],
+        ),
+        (
+            "pfabric-edf-strict",
+            vec![
+                "transport.protocol=pfabric",
+                "pfabric.priority=deadline-strict",
+                "workload.deadline_mean_us=1000",
+            ],
+        ),
+        ("phost-code", vec!["transport.protocol=phost", "phost.preset=authors-code"]),
+        (
+            "phost-edf",
+            vec!["transport.protocol=phost", "phost.policy=edf", "workload.deadline_mean_us=1000"],
+        ),
+        (
+            "phost-tenants",
+            vec![
+                "transport.protocol=phost",
+                "phost.policy=tenant-fair",
+                "workload.tenants=[\"websearch\", \"imc10\"]",
+            ],
+        ),
+        (
+            "fastpass-edf",
+            vec![
+                "transport.protocol=fastpass",
+                "fastpass.policy=edf",
+                "workload.deadline_mean_us=1000",
+            ],
+        ),
+        ("pias-per-queue", vec!["transport.protocol=pias", "pias.ecn=per-queue"]),
+        ("pias-no-ecn", vec!["transport.protocol=pias", "pias.ecn=off", "pias.queues=2"]),
+        (
+            "pias-equal-reset",
+            vec![
+                "transport.protocol=pias",
+                "pias.threshold_method=equal-split",
+                "pias.reset_after_timeouts=2",
+                "pias.queues=4",
+            ],
+        ),
+        (
+            "tcp-sack-probe",
+            vec![
+                "transport.protocol=tcp",
+                "transport.sack=true",
+                "transport.probe_after_timeouts=5",
+            ],
+        ),
+        (
+            "tcp-fixed-rto",
+            vec!["transport.protocol=tcp", "transport.rto=fixed", "transport.dupack_threshold=3"],
+        ),
+        // Topology kinds.
+        ("fat-tree-dctcp", vec!["topology.kind=fat-tree", "topology.k=4"]),
+        (
+            "fat-tree-pfabric",
+            vec!["topology.kind=fat-tree", "topology.k=4", "transport.protocol=pfabric"],
+        ),
+        (
+            "fat-tree-phost",
+            vec!["topology.kind=fat-tree", "topology.k=4", "transport.protocol=phost"],
+        ),
+        (
+            "fat-tree-fastpass",
+            vec!["topology.kind=fat-tree", "topology.k=4", "transport.protocol=fastpass"],
+        ),
+        ("star-tcp", vec!["topology.kind=star", "topology.hosts=8", "transport.protocol=tcp"]),
+        ("star-pias", vec!["topology.kind=star", "topology.hosts=8", "transport.protocol=pias"]),
+        ("dumbbell-dctcp", vec!["topology.kind=dumbbell", "topology.hosts_per_side=3"]),
+        (
+            "dumbbell-phost",
+            vec!["topology.kind=dumbbell", "topology.hosts_per_side=3", "transport.protocol=phost"],
+        ),
+        ("pair-dctcp", vec!["topology.kind=pair", "workload.flows=60"]),
+        // Traffic matrices.
+        ("permutation-dctcp", vec!["workload.matrix=permutation"]),
+        ("permutation-phost", vec!["workload.matrix=permutation", "transport.protocol=phost"]),
+        (
+            "incast-pfabric",
+            vec![
+                "workload.matrix=incast",
+                "workload.incast_senders=6",
+                "transport.protocol=pfabric",
+            ],
+        ),
+        ("incast-dctcp", vec!["workload.matrix=incast", "workload.incast_senders=6"]),
+        ("fan-in-pias", vec!["workload.matrix=fan-in", "transport.protocol=pias"]),
+        ("trace-dctcp", vec!["workload.matrix=TRACE", "workload.flows=0"]),
+        (
+            "trace-pfabric-edf",
+            vec![
+                "workload.matrix=TRACE",
+                "workload.flows=0",
+                "transport.protocol=pfabric",
+                "pfabric.priority=deadline",
+            ],
+        ),
+        (
+            "queries-pias",
+            vec![
+                "transport.protocol=pias",
+                "workload.queries=5",
+                "workload.query_rate_per_s=20000",
+                "workload.query_fanout=4",
+            ],
+        ),
+        // Port disciplines and forwarding.
+        ("event-ports-tcp", vec!["transport.protocol=tcp", "engine.fifo_timeline=false"]),
+        ("event-ports-dctcp", vec!["engine.fifo_timeline=false"]),
+        (
+            "store-forward-ecmp",
+            vec!["topology.switching=store-and-forward", "topology.load_balancing=ecmp"],
+        ),
+        (
+            "spray-random-pfabric",
+            vec!["topology.load_balancing=spray-random", "transport.protocol=pfabric"],
+        ),
+        (
+            "oversubscribed-dctcp",
+            vec!["topology.oversubscription=2", "topology.buffer_bytes=20000"],
+        ),
+        // Workloads and run endings.
+        (
+            "datamining-dctcp",
+            vec!["workload.flow_sizes=datamining", "workload.flows=80", "workload.load=0.3"],
+        ),
+        (
+            "imc10-phost-step",
+            vec![
+                "workload.flow_sizes=imc10",
+                "workload.size_sampling=step",
+                "transport.protocol=phost",
+            ],
+        ),
+        (
+            "bimodal-tcp",
+            vec!["workload.flow_sizes=bimodal", "workload.flows=60", "transport.protocol=tcp"],
+        ),
+        (
+            "fixed-at-start-phost",
+            vec![
+                "workload.flow_sizes=100000",
+                "workload.arrivals=at-start",
+                "workload.flows=24",
+                "transport.protocol=phost",
+            ],
+        ),
+        (
+            "n-finished-pfabric",
+            vec![
+                "workload.stop_when=n-finished",
+                "transport.protocol=pfabric",
+                "workload.load=0.8",
+            ],
+        ),
+        (
+            "n-finished-ideal",
+            vec!["workload.stop_when=n-finished", "transport.protocol=ideal", "workload.load=0.8"],
+        ),
+        ("duration-dctcp", vec!["workload.duration_ms=2", "workload.load=0.9"]),
+        (
+            "warmup-tenant-weights",
+            vec![
+                "workload.warmup_fraction=0.1",
+                "workload.tenants=[\"websearch\", 5000]",
+                "workload.tenant_weights=[1, 3]",
+            ],
+        ),
+    ]
+}
+
+/// SHA-256 over the flow table's columns, each little-endian, in a fixed order.
+pub fn flow_table_digest(r: &FlowRecords) -> String {
+    let mut h = Sha256::new();
+    for col in [&r.id, &r.size_bytes, &r.start_ps, &r.finish_ps, &r.ideal_ps, &r.deadline_ps] {
+        h.update((col.len() as u64).to_le_bytes());
+        for x in col.iter() {
+            h.update(x.to_le_bytes());
+        }
+    }
+    for col in [&r.src, &r.dst, &r.retransmits, &r.timeouts, &r.packets_sent, &r.tenant, &r.request]
+    {
+        h.update((col.len() as u64).to_le_bytes());
+        for x in col.iter() {
+            h.update(x.to_le_bytes());
+        }
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn digest_file() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/digests.txt")
+}
+
+fn trace_path() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dcsim-digests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("trace.csv");
+    std::fs::write(&path, TRACE).unwrap();
+    path
+}
+
+fn run_case(overrides: &[&str], trace: &std::path::Path) -> String {
+    let overrides: Vec<String> =
+        overrides.iter().map(|o| o.replace("TRACE", &format!("\"{}\"", trace.display()))).collect();
+    let spec: Spec =
+        dcsim::config::spec_with_overrides(BASE, &overrides).unwrap_or_else(|e| panic!("{e}"));
+    let out = Simulation::new(spec).unwrap().run(&mut |_| true).unwrap();
+    let c = &out.summary.counters;
+    assert_eq!(c.conservation_error, 0);
+    assert_eq!(c.fct_below_ideal, 0);
+    assert!(out.summary.flows_completed > 0);
+    flow_table_digest(&out.records)
+}
+
+#[test]
+fn result_digests_are_unchanged() {
+    let trace = trace_path();
+    let got: BTreeMap<String, String> =
+        cases().into_iter().map(|(name, o)| (name.to_string(), run_case(&o, &trace))).collect();
+    assert_eq!(got.len(), cases().len(), "case names are unique");
+    let path = digest_file();
+    if std::env::var_os("DCSIM_BLESS_DIGESTS").is_some() {
+        let mut text = String::from(
+            "# SHA-256 of each digest case's flow table (crates/dcsim/tests/it/digests.rs).\n\
+             # Regenerate only for a change that is meant to alter results, and say why in the\n\
+             # commit message: DCSIM_BLESS_DIGESTS=1 cargo test -p dcsim --test it digests\n",
+        );
+        for (name, d) in &got {
+            text.push_str(&format!("{name} {d}\n"));
+        }
+        std::fs::write(&path, text).unwrap();
+        return;
+    }
+    let text = std::fs::read_to_string(&path).expect("tests/digests.txt exists");
+    let want: BTreeMap<String, String> = text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (n, d) = l.split_once(' ').expect("`name digest` lines");
+            (n.to_string(), d.trim().to_string())
+        })
+        .collect();
+    let changed: Vec<&String> = got.keys().filter(|k| want.get(*k) != got.get(*k)).collect();
+    let stale: Vec<&String> = want.keys().filter(|k| !got.contains_key(*k)).collect();
+    assert!(
+        changed.is_empty() && stale.is_empty(),
+        "results changed for {changed:?} (cases no longer run: {stale:?}); if intended, \
+         regenerate with DCSIM_BLESS_DIGESTS=1 and give the reason in the commit message"
+    );
+}
