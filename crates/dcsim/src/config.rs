@@ -376,30 +376,35 @@ pub enum Arrivals {
     AtStart,
 }
 
-/// Protocols.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum Protocol {
-    /// TCP NewReno over DropTail.
-    Tcp,
-    /// DCTCP over DropTail with ECN marking.
-    Dctcp,
-    /// pFabric: priority-dropping switches with MinTCP or LineRate (see `[pfabric]`).
-    Pfabric,
-    /// Ideal: flow-level end-to-end SRPT over the same flows (pFabric HotNets §3).
-    Ideal,
-    /// pHost: receiver-driven tokens (see `[phost]`).
-    Phost,
-    /// Fastpass: a centralised arbiter schedules every packet (see `[fastpass]`).
-    Fastpass,
-    /// PIAS: MLFQ tagging by bytes sent, strict-priority queues with ECN, DCTCP (see
-    /// `[pias]`).
-    Pias,
-    /// LAS: pFabric's priority-dropping switch keyed by bytes sent, MinTCP hosts (see
-    /// `[pfabric]` for the host and buffer settings).
-    Las,
-    /// L2DCT: DCTCP with size-aware weights from bytes sent (see `[dctcp]`).
-    L2dct,
+/// Generates the protocol choice from the registry's list ([`crate::protocols`]).
+macro_rules! protocol_choice {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,)+) => {
+        /// Protocols: the registry's list ([`crate::protocols`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Protocol {
+            $($(#[$doc])* $variant,)+
+        }
+
+        impl Protocol {
+            /// Every protocol with its `transport.protocol` name, in registry order.
+            pub const ALL: &'static [(&'static str, Protocol)] = &[$(($name, Protocol::$variant),)+];
+
+            /// The protocol's `transport.protocol` name.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Protocol::$variant => $name,)+
+                }
+            }
+        }
+    };
+}
+
+crate::protocols::for_each_protocol!(protocol_choice);
+
+impl Serialize for Protocol {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 /// Which reading of pHost's parameters (reference §3.3).
@@ -1805,21 +1810,7 @@ fn resolve_workload(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec
 }
 
 fn resolve_transport(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSpec, SpecError> {
-    let protocol = t.choice(
-        "protocol",
-        Protocol::Dctcp,
-        &[
-            ("dctcp", Protocol::Dctcp),
-            ("tcp", Protocol::Tcp),
-            ("pfabric", Protocol::Pfabric),
-            ("ideal", Protocol::Ideal),
-            ("phost", Protocol::Phost),
-            ("fastpass", Protocol::Fastpass),
-            ("pias", Protocol::Pias),
-            ("las", Protocol::Las),
-            ("l2dct", Protocol::L2dct),
-        ],
-    )?;
+    let protocol = t.choice("protocol", Protocol::Dctcp, Protocol::ALL)?;
     let dupack_threshold = match t.raw("dupack_threshold") {
         None => match topo.load_balancing {
             LoadBalancing::Ecmp => DupAckThreshold::Fixed(3),

@@ -19,7 +19,7 @@
 //! * [`transport`]: the shared window mechanism and the TCP/DCTCP policies.
 //! * [`workload`]: CDFs, Poisson arrivals, traffic matrices, traces.
 //! * [`metrics`]: ideal FCT, per-flow records, the summary.
-//! * [`ideal`]: the flow-level SRPT reference (pFabric's Ideal).
+//! * [`flow_level`]: the flow-level SRPT model (pFabric's Ideal).
 //! * [`sim`]: the event loop.
 //!
 //! ## Units
@@ -52,9 +52,10 @@
 pub mod config;
 pub mod error;
 pub mod fabric;
-pub mod ideal;
+pub mod flow_level;
 pub mod metrics;
 pub mod packet;
+mod protocols;
 pub mod queue;
 pub mod sim;
 pub mod thresholds;

@@ -9,24 +9,17 @@ use dcsim_engine::SimTime;
 /// Index of a packet in the [`PacketPool`].
 pub type PacketId = u32;
 
-/// What a packet is. Transports that need more kinds add variants here.
+/// What a packet is: data, an acknowledgement, or a control packet whose meaning belongs to
+/// the run's protocol (each protocol module names its own codes, e.g. pHost's RTS and token;
+/// one run has one protocol, so codes of different protocols never meet).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-#[repr(u8)]
 pub enum PacketKind {
     /// A data segment carrying part of a flow.
     Data,
     /// A (cumulative) acknowledgement.
     Ack,
-    /// A 1-byte probe (MinTCP's probe mode): the receiver answers with an ACK.
-    Probe,
-    /// Request-to-send: a new flow announces itself (pHost: to its destination; Fastpass: to
-    /// the arbiter, with the packets it still needs).
-    Rts,
-    /// pHost token: the destination grants the source one packet (`seq`).
-    Token,
-    /// Fastpass schedule: the arbiter tells a source which flow sends in which timeslot of
-    /// an epoch.
-    Schedule,
+    /// A protocol-owned control packet, by the protocol's code.
+    Control(u8),
 }
 
 /// ECN codepoints and the echo flag, as bits.
@@ -70,10 +63,9 @@ pub struct Packet {
     /// Ports this packet has been offered to so far (0 before the source NIC); counted only
     /// while scripted losses are active.
     pub hops: u8,
-    /// pHost: the token sequence number a token carries, or that a data packet used.
-    pub token: u32,
-    /// pHost: on a token, the packets the destination still misses (the source's SRPT key).
-    pub remaining: u32,
+    /// Protocol-owned header words: their meaning is the packet's protocol's (e.g. pHost's
+    /// token sequence number and remaining count); zero unless a protocol sets them.
+    pub header: [u32; 2],
 }
 
 impl Packet {
@@ -103,8 +95,7 @@ impl Packet {
             class: 0,
             retransmit: false,
             hops: 0,
-            token: 0,
-            remaining: 0,
+            header: [0; 2],
         }
     }
 

@@ -2,171 +2,17 @@
 //! the event loop until every flow has finished (or the time limit, or with
 //! `stop_when = "n-finished"` the `flows`-th completion).
 
-use crate::config::{ClassifyBy, Protocol, Spec, StopWhen};
-use crate::config::{DupAckThreshold, PriorityKey, RateControl, RtoMode};
+use crate::config::{Spec, StopWhen};
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric};
 use crate::metrics::{ideal_fct, summarize, FlowRecords, Hop, RunCounters, Summary};
-use crate::queue::{
-    AnyQueue, DropTail, EcnMarking, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue,
-};
+use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
 use crate::topology::{Network, PortInfo};
-use crate::transport::fastpass::{FastpassParams, FastpassTransport};
-use crate::transport::phost::{PhostParams, PhostTransport};
-use crate::transport::window::{ClassBy, Completion, WindowParams, WindowTransport};
-use crate::transport::{AnyCc, Dctcp, L2dct, LineRate, MinTcp, Reno};
+use crate::transport::{AnyHost, Completion, HostTransport, Model, QueuePlan};
 use crate::workload::{FlowArrival, Generator};
 use dcsim_engine::SimTime;
 use std::collections::HashMap;
 use std::time::Instant;
-
-/// The window mechanism's settings and the policy for the spec's protocol.
-fn transport_for(spec: &Spec) -> (WindowParams, AnyCc) {
-    let t = &spec.transport;
-    match t.protocol {
-        Protocol::Pfabric | Protocol::Ideal | Protocol::Las => {
-            // pFabric (reference §2.4): fixed RTO, no fast retransmit, SACK, probe mode.
-            let p = &spec.pfabric;
-            let max = p.max_window(p.buffer(t, &spec.topology));
-            let rto = SimTime::from_us_f64(p.rto_us);
-            let (initial, cc, probe) = match p.rate_control {
-                RateControl::Mintcp => {
-                    (p.initial_window_pkts, AnyCc::MinTcp(MinTcp), p.probe_after_timeouts)
-                }
-                RateControl::Linerate => (max, AnyCc::LineRate(LineRate), 0),
-            };
-            let mut params =
-                WindowParams::tcp(initial, max, RtoMode::Fixed, rto, rto, DupAckThreshold::Off);
-            params.sack_skip = true;
-            params.probe_after = probe;
-            params.class_thresholds = p.thresholds.clone();
-            params.class_by = match p.classify {
-                ClassifyBy::FlowSize => ClassBy::FlowSize,
-                ClassifyBy::Remaining => ClassBy::Remaining,
-            };
-            if p.priority != PriorityKey::Remaining {
-                params.deadline_priority = Some(spec.topology.host_rate());
-                params.deadline_quench = p.priority == PriorityKey::Deadline;
-            }
-            // LAS (reference §7.4): pFabric with the bytes sent as the priority number.
-            params.priority_bytes_sent = t.protocol == Protocol::Las;
-            (params, cc)
-        }
-        // The TCP family (TCP, DCTCP, PIAS, L2DCT) on the window mechanism; pHost and Fastpass
-        // have their own mechanisms and ignore these settings.
-        Protocol::Tcp
-        | Protocol::Dctcp
-        | Protocol::Phost
-        | Protocol::Fastpass
-        | Protocol::Pias
-        | Protocol::L2dct => {
-            let params = WindowParams::tcp(
-                t.initial_window_pkts,
-                t.max_window_pkts,
-                t.rto,
-                SimTime::from_us_f64(t.min_rto_us),
-                SimTime::from_us_f64(t.max_rto_us),
-                t.dupack_threshold,
-            );
-            let mut params = params;
-            params.sack_skip = t.sack;
-            params.probe_after = t.probe_after_timeouts;
-            if t.protocol == Protocol::Pias {
-                // PIAS's MLFQ tags (§3.1): class from each packet's byte offset.
-                params.class_thresholds = spec.pias.thresholds.clone();
-                params.class_by = ClassBy::BytesSent;
-                params.tag_reset_after_timeouts = spec.pias.reset_after_timeouts;
-            }
-            let cc = match t.protocol {
-                Protocol::Tcp => AnyCc::Reno(Reno),
-                Protocol::L2dct => AnyCc::L2dct(L2dct::new(spec.dctcp.g, spec.dctcp.initial_alpha)),
-                _ => AnyCc::Dctcp(Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha)),
-            };
-            (params, cc)
-        }
-    }
-}
-
-/// The transport mechanism a run uses (each protocol family is a mechanism; window protocols
-/// share one, receiver-driven ones have their own).
-enum Transport {
-    Window(WindowTransport),
-    Phost(PhostTransport),
-    Fastpass(FastpassTransport),
-}
-
-impl Transport {
-    fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
-        match self {
-            Transport::Window(t) => t.start_flow(f, fab),
-            Transport::Phost(t) => t.start_flow(f, fab),
-            Transport::Fastpass(t) => t.start_flow(f, fab),
-        }
-    }
-
-    fn on_packet(&mut self, id: crate::packet::PacketId, fab: &mut Fabric) -> Option<Completion> {
-        match self {
-            Transport::Window(t) => t.on_packet(id, fab),
-            Transport::Phost(t) => t.on_packet(id, fab),
-            Transport::Fastpass(t) => t.on_packet(id, fab),
-        }
-    }
-
-    /// Transport-owned events (timers and clocks).
-    fn on_event(&mut self, ev: Event, fab: &mut Fabric) {
-        match (self, ev) {
-            (Transport::Window(t), Event::Timer(slot, gen)) => t.on_timer(slot, gen, fab),
-            (Transport::Window(t), Event::StallCheck(slot, gen)) => {
-                t.on_stall_check(slot, gen, fab)
-            }
-            (Transport::Phost(t), Event::SourceWake(host)) => t.on_source_wake(host, fab),
-            (Transport::Phost(t), Event::TokenClock(host)) => t.on_token_clock(host, fab),
-            (Transport::Fastpass(t), Event::Timer(slot, gen)) => t.on_timer(slot, gen, fab),
-            (Transport::Fastpass(t), Event::SourceWake(host)) => t.on_slot(host, fab),
-            (Transport::Fastpass(t), Event::ArbiterEpoch) => t.on_epoch(fab),
-            (_, ev) => debug_assert!(false, "event {ev:?} has no handler in this transport"),
-        }
-    }
-}
-
-/// Fastpass's settings in absolute units; its arbiter is the first host after the workload's.
-fn fastpass_params(spec: &Spec) -> FastpassParams {
-    let f = &spec.fastpass;
-    let t_mtu = spec.topology.host_rate().tx_time(crate::units::MTU_BYTES as u64);
-    FastpassParams {
-        slots_per_epoch: f.epoch_slots,
-        epoch: SimTime((t_mtu.as_ps() as f64 * f.epoch_mtu).round() as u64),
-        arbiter: spec.topology.n_hosts(),
-        edf: f.policy == crate::config::FastpassPolicy::Edf,
-    }
-}
-
-/// pHost's settings in absolute units.
-fn phost_params(spec: &Spec) -> PhostParams {
-    let p = &spec.phost;
-    let rate = spec.topology.host_rate();
-    let t_mtu = rate.tx_time(crate::units::MTU_BYTES as u64);
-    let mtus = |k: f64| SimTime((t_mtu.as_ps() as f64 * k).round() as u64);
-    PhostParams {
-        rate,
-        t_mtu,
-        token_interval: rate.tx_time(p.token_interval_bytes as u64),
-        hold: p.hold,
-        free_tokens: p.free_tokens,
-        free_tokens_only_short: p.free_tokens_only_short,
-        token_expiry: mtus(p.token_expiry_mtu),
-        downgrade_after: p.downgrade_after_tokens,
-        downgrade_for: mtus(p.downgrade_mtu),
-        reissue_after: mtus(p.reissue_mtu),
-        short_flow_pkts: p.short_flow_pkts,
-        data_priorities: p.data_priorities,
-        policy: match p.policy {
-            crate::config::PhostPolicy::Srpt => crate::transport::phost::Policy::Srpt,
-            crate::config::PhostPolicy::Edf => crate::transport::phost::Policy::Edf,
-            crate::config::PhostPolicy::TenantFair => crate::transport::phost::Policy::TenantFair,
-        },
-    }
-}
 
 /// A snapshot for progress reporting.
 #[derive(Debug, Clone, Copy)]
@@ -196,7 +42,8 @@ pub struct RunOutput {
 pub struct Simulation {
     spec: Spec,
     fab: Fabric,
-    transport: Transport,
+    transport: AnyHost,
+    model: Model,
     workload: Generator,
     records: FlowRecords,
     next: Option<FlowArrival>,
@@ -218,65 +65,37 @@ impl Simulation {
     /// Builds everything `spec` describes. Fails only on spec problems.
     pub fn new(spec: Spec) -> Result<Self, SpecError> {
         let workload = Generator::new(&spec)?;
-        let protocol = spec.transport.protocol;
-        let buffer = match protocol {
-            Protocol::Pfabric | Protocol::Ideal | Protocol::Las => {
-                spec.pfabric.buffer(&spec.transport, &spec.topology)
-            }
-            _ => spec.transport.port_buffer(&spec.topology),
-        };
-        let k = spec.dctcp.marking_threshold_bytes;
-        let marking = match protocol {
-            Protocol::Dctcp | Protocol::L2dct => EcnMarking::Instantaneous { threshold_bytes: k },
-            Protocol::Pias => match spec.pias.ecn {
-                crate::config::PiasEcn::PerPort => EcnMarking::Instantaneous { threshold_bytes: k },
-                crate::config::PiasEcn::PerQueue => EcnMarking::PerQueue { threshold_bytes: k },
-                crate::config::PiasEcn::Off => EcnMarking::Off,
-            },
-            _ => EcnMarking::Off,
-        };
-        let pias_queues = spec.pias.queues as usize;
+        let parts = crate::transport::assemble(&spec);
+        let plan = parts.ports;
         let timeline = spec.engine.fifo_timeline;
-        let (queues, reserved) = (spec.pfabric.queues as usize, spec.pfabric.reserved_bytes);
         let factory = move |_info: PortInfo| {
-            let queue = match protocol {
-                Protocol::Pfabric if queues > 0 => PortQueue::Scheduled(AnyQueue::StrictPriority(
-                    StrictPriorityQueue::new(queues, buffer, reserved),
-                )),
-                // PIAS (reference §6.3): K strict-priority FIFOs over one shared buffer, plain
-                // tail drop, at switches and NICs alike (§4.1.2 end-host queueing).
-                Protocol::Pias => PortQueue::Scheduled(AnyQueue::StrictPriority(
-                    StrictPriorityQueue::new(pias_queues, buffer, 0),
-                )),
-                Protocol::Pfabric | Protocol::Phost | Protocol::Fastpass | Protocol::Las => {
+            let buffer = plan.buffer_bytes;
+            let queue = match plan.queue {
+                QueuePlan::Fifo if timeline => PortQueue::Timeline(DropTail::new(buffer)),
+                QueuePlan::Fifo => PortQueue::Scheduled(AnyQueue::Fifo(Fifo::new(buffer))),
+                QueuePlan::PriorityDrop => {
                     PortQueue::Scheduled(AnyQueue::PriorityDrop(PriorityDropQueue::new(buffer)))
                 }
-                _ if timeline => PortQueue::Timeline(DropTail::new(buffer)),
-                _ => PortQueue::Scheduled(AnyQueue::Fifo(Fifo::new(buffer))),
+                QueuePlan::StrictPriority { queues, reserved_bytes } => {
+                    PortQueue::Scheduled(AnyQueue::StrictPriority(StrictPriorityQueue::new(
+                        queues,
+                        buffer,
+                        reserved_bytes,
+                    )))
+                }
             };
-            (queue, marking)
+            (queue, plan.marking)
         };
-        // Fastpass's arbiter is one more host, on host 0's edge switch (reference §4.2).
-        let service_hosts = u32::from(protocol == Protocol::Fastpass);
-        let net = Network::build_with_service_hosts(&spec.topology, service_hosts, &factory);
+        let net = Network::build_with_service_hosts(&spec.topology, parts.service_hosts, &factory);
         let fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
-        let n_hosts = fab.net.n_hosts();
-        let (params, cc) = transport_for(&spec);
         let stop_at = if spec.workload.duration_ms > 0.0 {
             SimTime::from_secs_f64(spec.workload.duration_ms / 1e3)
         } else {
             SimTime::MAX
         };
         Ok(Simulation {
-            transport: match spec.transport.protocol {
-                Protocol::Phost => {
-                    Transport::Phost(PhostTransport::new(phost_params(&spec), n_hosts))
-                }
-                Protocol::Fastpass => {
-                    Transport::Fastpass(FastpassTransport::new(fastpass_params(&spec), n_hosts))
-                }
-                _ => Transport::Window(WindowTransport::new(params, cc)),
-            },
+            transport: parts.host,
+            model: parts.model,
             fab,
             workload,
             records: FlowRecords::default(),
@@ -382,16 +201,16 @@ impl Simulation {
         self.completed += 1;
     }
 
-    /// Ideal (flow-level SRPT) instead of the packet-level loop: every flow of the workload,
+    /// The flow-level SRPT model instead of the packet-level loop: every flow of the workload,
     /// the same flows a packet-level run with this seed sees.
     ///
     /// With `stop_when = "n-finished"` the flows are drawn in growing batches until the
     /// `flows`-th completion comes before the last arrival drawn: SRPT is causal (no decision
     /// depends on a later arrival), so flows arriving after that completion cannot change it,
     /// and the run keeps exactly the flows that arrived by then, as a packet-level run does.
-    fn run_ideal(mut self, wall: Instant) -> RunOutput {
+    fn run_flow_level(mut self, wall: Instant) -> RunOutput {
         let rate = self.spec.topology.host_rate();
-        let mut jobs: Vec<crate::ideal::Job> = Vec::new();
+        let mut jobs: Vec<crate::flow_level::Job> = Vec::new();
         let mut want = self.finish_target.map_or(u64::MAX, |n| n.saturating_mul(2).max(1024));
         let (done, end) = loop {
             while (jobs.len() as u64) < want {
@@ -399,7 +218,7 @@ impl Simulation {
                 let ideal = self.ideal_fct(f.src, f.dst, f.size_bytes);
                 self.floor_deadline(&mut f, ideal);
                 self.records.push(&f, ideal);
-                jobs.push(crate::ideal::Job {
+                jobs.push(crate::flow_level::Job {
                     src: f.src,
                     dst: f.dst,
                     start_ps: f.start.as_ps(),
@@ -409,7 +228,7 @@ impl Simulation {
                         .max(1),
                 });
             }
-            let mut done = crate::ideal::srpt(&jobs, self.fab.net.n_hosts());
+            let mut done = crate::flow_level::srpt(&jobs, self.fab.net.n_hosts());
             // Transmission per SRPT, plus the path latency an idle network adds (module docs).
             for (i, (job, finish)) in jobs.iter().zip(done.iter_mut()).enumerate() {
                 if *finish != u64::MAX {
@@ -461,8 +280,8 @@ impl Simulation {
         progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<RunOutput, RunError> {
         let wall = Instant::now();
-        if self.spec.transport.protocol == Protocol::Ideal {
-            return Ok(self.run_ideal(wall));
+        if self.model == Model::FlowLevelSrpt {
+            return Ok(self.run_flow_level(wall));
         }
         let n_hosts = self.fab.net.n_hosts();
         let total = self.workload.total();
@@ -505,7 +324,9 @@ impl Simulation {
                 }
                 Event::TxDone(port) => self.fab.on_tx_done(port),
                 Event::NextFlow => self.start_next_flow(),
-                ev => self.transport.on_event(ev, &mut self.fab),
+                Event::Transport { code, a, b } => {
+                    self.transport.on_event(code, a, b, &mut self.fab)
+                }
             }
             if self.fab.sched.processed() & 0xFFFF == 0 {
                 let secs = wall.elapsed().as_secs_f64();

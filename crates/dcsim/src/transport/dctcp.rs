@@ -4,7 +4,10 @@
 //! α ← (1 − g)·α + g·F once per window; on an ECN-Echo, at most once per window, it sets
 //! cwnd ← cwnd·(1 − α/2) and ssthresh ← cwnd. Otherwise it behaves as NewReno.
 
-use super::{CongestionControl, Window};
+use super::window::{CongestionControl, FlowCtx, Window, WindowParams, WindowTransport};
+use super::{Parts, PortPlan, Protocol};
+use crate::config::Spec;
+use crate::queue::EcnMarking;
 
 /// DCTCP sender state.
 #[derive(Clone, Debug)]
@@ -42,7 +45,8 @@ impl CongestionControl for Dctcp {
         true
     }
 
-    fn on_ack_bookkeeping(&mut self, acked: u32, ece: bool, snd_una: u32, snd_nxt: u32) {
+    fn on_ack_bookkeeping(&mut self, acked: u32, ece: bool, ctx: &FlowCtx) {
+        let (snd_una, snd_nxt) = (ctx.snd_una, ctx.snd_nxt);
         self.acked += acked as u64;
         if ece {
             self.marked += acked as u64;
@@ -57,33 +61,76 @@ impl CongestionControl for Dctcp {
         }
     }
 
-    fn on_ece(&mut self, w: &mut Window, snd_una: u32, snd_nxt: u32) -> bool {
-        if self.cut_once && snd_una < self.cut_until {
+    fn on_ece(&mut self, w: &mut Window, ctx: &FlowCtx) -> bool {
+        self.cut(w, self.alpha, ctx)
+    }
+}
+
+impl Dctcp {
+    /// DCTCP's window cut with penalty `p` in place of α (L2DCT and D2TCP scale it): at most
+    /// once per window of data, cwnd ← cwnd × (1 − p/2) (DCTCP paper eq. 2). Returns true if
+    /// the window was cut.
+    pub fn cut(&mut self, w: &mut Window, p: f64, ctx: &FlowCtx) -> bool {
+        if self.cut_once && ctx.snd_una < self.cut_until {
             return false;
         }
-        // DCTCP paper eq. 2: cwnd ← cwnd × (1 − α/2).
-        w.cwnd = (w.cwnd * (1.0 - self.alpha / 2.0)).max(1.0);
+        w.cwnd = (w.cwnd * (1.0 - p / 2.0)).max(1.0);
         w.ssthresh = w.cwnd;
-        self.cut_until = snd_nxt;
+        self.cut_until = ctx.snd_nxt;
         self.cut_once = true;
         true
     }
 }
 
+/// DCTCP's ports: DropTail with ECN marking at `dctcp.marking_threshold_bytes` of
+/// instantaneous queue (DCTCP paper §3.1).
+pub fn dctcp_ports(spec: &Spec) -> PortPlan {
+    let k = spec.dctcp.marking_threshold_bytes;
+    PortPlan::droptail(spec, EcnMarking::Instantaneous { threshold_bytes: k })
+}
+
+/// `transport.protocol = "dctcp"`.
+#[derive(Debug)]
+pub struct DctcpProtocol;
+
+impl Protocol for DctcpProtocol {
+    type Host = WindowTransport<Dctcp>;
+    const SECTIONS: &'static [&'static str] = &["dctcp"];
+
+    fn assemble(spec: &Spec) -> Parts<Self::Host> {
+        let cc = Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha);
+        let host = WindowTransport::new(WindowParams::from_transport(&spec.transport), cc);
+        Parts::packets(host, dctcp_ports(spec))
+    }
+}
+
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use dcsim_engine::SimTime;
+
+    /// A context with only the sequence numbers set.
+    pub(crate) fn seqs(snd_una: u32, snd_nxt: u32) -> FlowCtx {
+        FlowCtx {
+            now: SimTime::ZERO,
+            size_bytes: 0,
+            snd_una,
+            snd_nxt,
+            deadline: SimTime::MAX,
+            srtt: SimTime::ZERO,
+        }
+    }
 
     #[test]
     fn alpha_follows_the_marked_fraction_once_per_window() {
         let g = 1.0 / 16.0;
         let mut d = Dctcp::new(g, 0.0);
         // First ACK: snd_una 1 >= window_end 0, so α updates with F = 0, window_end = 10.
-        d.on_ack_bookkeeping(1, false, 1, 10);
+        d.on_ack_bookkeeping(1, false, &seqs(1, 10));
         assert_eq!(d.alpha, 0.0);
         // Window 2: 9 packets acked one by one, 3 of them marked; α updates when snd_una = 10.
         for k in 0..9u32 {
-            d.on_ack_bookkeeping(1, k % 3 == 0, 2 + k, 20);
+            d.on_ack_bookkeeping(1, k % 3 == 0, &seqs(2 + k, 20));
             if 2 + k < 10 {
                 assert_eq!(d.alpha, 0.0, "no update inside the window");
             }
@@ -92,7 +139,7 @@ mod tests {
         assert!((d.alpha - expected).abs() < 1e-12, "{}", d.alpha);
         // Window 3: everything marked; α ← (1−g)α + g.
         for k in 0..10u32 {
-            d.on_ack_bookkeeping(1, true, 11 + k, 30);
+            d.on_ack_bookkeeping(1, true, &seqs(11 + k, 30));
         }
         let expected = (1.0 - g) * expected + g;
         assert!((d.alpha - expected).abs() < 1e-12);
@@ -102,14 +149,14 @@ mod tests {
     fn cuts_by_half_alpha_once_per_window() {
         let mut d = Dctcp::new(1.0 / 16.0, 0.5);
         let mut w = Window { cwnd: 40.0, ssthresh: 1e9, max: 1e9 };
-        assert!(d.on_ece(&mut w, 100, 140));
+        assert!(d.on_ece(&mut w, &seqs(100, 140)));
         assert_eq!(w.cwnd, 30.0); // 40 × (1 − 0.25)
         assert_eq!(w.ssthresh, 30.0);
         // More ECEs in the same window: no further cut.
-        assert!(!d.on_ece(&mut w, 120, 150));
+        assert!(!d.on_ece(&mut w, &seqs(120, 150)));
         assert_eq!(w.cwnd, 30.0);
         // Once snd_una passes the window end, the next ECE cuts again.
-        assert!(d.on_ece(&mut w, 140, 170));
+        assert!(d.on_ece(&mut w, &seqs(140, 170)));
         assert_eq!(w.cwnd, 22.5);
     }
 }

@@ -27,13 +27,69 @@
 //! source is done *and* the arbiter has dropped the flow; every schedule entry and timer
 //! carries the flow's id or generation, so a late one for a reused slot is ignored.
 
-use crate::fabric::{Event, Fabric};
+use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
+use crate::config::{FastpassPolicy, Spec};
+use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind};
-use crate::transport::window::Completion;
-use crate::units::{Bytes, CONTROL_BYTES};
+use crate::queue::EcnMarking;
+use crate::units::{Bytes, CONTROL_BYTES, MTU_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
 use std::collections::VecDeque;
+
+/// Request: a source tells the arbiter how many packets a flow needs (header word
+/// [`COUNT`]; [`FINISHED`] when it is done).
+pub const RTS: PacketKind = PacketKind::Control(0);
+/// Schedule: the arbiter tells a source which flow sends in which timeslot of an epoch
+/// (`seq` names the schedule message).
+pub const SCHEDULE: PacketKind = PacketKind::Control(1);
+
+/// Header word of an RTS: the packets requested.
+const COUNT: usize = 0;
+
+crate::transport_events! {
+    /// Fastpass's clocks and timers.
+    pub enum FastpassEvent {
+        /// Host `.0`'s next granted timeslot begins.
+        Slot(host) = 0,
+        /// The arbiter computes the next epoch's schedule.
+        ArbiterEpoch = 1,
+        /// Flow slot `.0`'s (generation `.1`) re-request timer or loss watchdog.
+        Timer(slot, generation) = 2,
+    }
+}
+
+/// `transport.protocol = "fastpass"`.
+#[derive(Debug)]
+pub struct FastpassProtocol;
+
+impl Protocol for FastpassProtocol {
+    type Host = FastpassTransport;
+    const SECTIONS: &'static [&'static str] = &["fastpass"];
+
+    /// The hosts and the arbiter, one more host on host 0's edge switch (pHost §4.1); ports
+    /// are pFabric priority queues (control at priority 0, data at 1).
+    fn assemble(spec: &Spec) -> Parts<Self::Host> {
+        let f = &spec.fastpass;
+        let t_mtu = spec.topology.host_rate().tx_time(MTU_BYTES as u64);
+        let arbiter = spec.topology.n_hosts();
+        let params = FastpassParams {
+            slots_per_epoch: f.epoch_slots,
+            epoch: SimTime((t_mtu.as_ps() as f64 * f.epoch_mtu).round() as u64),
+            arbiter,
+            edf: f.policy == FastpassPolicy::Edf,
+        };
+        let ports = PortPlan {
+            queue: QueuePlan::PriorityDrop,
+            marking: EcnMarking::Off,
+            buffer_bytes: spec.transport.port_buffer(&spec.topology),
+        };
+        Parts {
+            service_hosts: 1,
+            ..Parts::packets(FastpassTransport::new(params, arbiter + 1), ports)
+        }
+    }
+}
 
 /// Fastpass's settings, in absolute units.
 #[derive(Clone, Debug)]
@@ -160,29 +216,9 @@ pub struct FastpassTransport {
     matched: Vec<(u32, u32, u32)>,
 }
 
-impl FastpassTransport {
-    /// A transport for `n_hosts` hosts (the arbiter included).
-    pub fn new(params: FastpassParams, n_hosts: u32) -> Self {
-        let n = n_hosts as usize;
-        FastpassTransport {
-            params,
-            flows: Vec::new(),
-            free: Vec::new(),
-            grants: vec![VecDeque::new(); n],
-            wake_at: vec![None; n],
-            messages: Vec::new(),
-            free_messages: Vec::new(),
-            demand: Vec::new(),
-            epoch_pending: false,
-            src_used: vec![0; n],
-            dst_used: vec![0; n],
-            stamp: 0,
-            matched: Vec::new(),
-        }
-    }
-
+impl HostTransport for FastpassTransport {
     /// Starts flow `f`: its RTS goes to the arbiter.
-    pub fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+    fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
         let n = Bytes(f.size_bytes).packets();
         let slot = self.free.pop().unwrap_or_else(|| {
             self.flows.push(Flow::default());
@@ -210,18 +246,105 @@ impl FastpassTransport {
             ..Flow::default()
         };
         let generation = fl.generation;
-        fab.schedule(watchdog_at, Event::Timer(slot, generation));
+        fab.schedule(watchdog_at, FastpassEvent::Timer(slot, generation).encode());
         self.request(slot, n, fab);
+    }
+
+    /// A packet of this transport reached its host; frees it. Returns the completion when the
+    /// last ACK reaches the source.
+    fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
+        let p = *fab.pool.get(id);
+        fab.deliver(id);
+        if p.kind == SCHEDULE {
+            self.on_schedule(&p, fab);
+            return None;
+        }
+        let fl = self.flows.get_mut(p.slot as usize)?;
+        if fl.id != p.flow || (fl.arbiter_done && !fl.sending) {
+            return None; // a straggler of a finished flow
+        }
+        match p.kind {
+            RTS => self.on_rts(&p, fab),
+            PacketKind::Data => {
+                // The destination ACKs every data packet.
+                let ack = Packet::new(
+                    PacketKind::Ack,
+                    fl.id,
+                    p.slot,
+                    fl.dst,
+                    fl.src,
+                    p.seq,
+                    CONTROL_BYTES,
+                    fab.now(),
+                );
+                fab.inject(fl.dst, ack);
+            }
+            PacketKind::Ack => {
+                if !fl.sending || fl.is_acked(p.seq) {
+                    return None;
+                }
+                fl.acked[(p.seq / 64) as usize] |= 1 << (p.seq % 64);
+                fl.acked_count += 1;
+                while fl.acked_until < fl.n_pkts && fl.is_acked(fl.acked_until) {
+                    fl.acked_until += 1;
+                }
+                if fl.acked_count == fl.n_pkts {
+                    fl.sending = false;
+                    let done = Completion {
+                        flow: fl.id,
+                        retransmits: fl.packets_sent - fl.n_pkts.min(fl.packets_sent),
+                        timeouts: fl.requests - 1,
+                        packets_sent: fl.packets_sent,
+                    };
+                    self.request(p.slot, FINISHED, fab);
+                    return Some(done);
+                }
+            }
+            PacketKind::Control(_) => {}
+        }
+        None
+    }
+
+    fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
+        match FastpassEvent::decode(code, a, b) {
+            FastpassEvent::Slot(host) => self.on_slot(host, fab),
+            FastpassEvent::ArbiterEpoch => self.on_epoch(fab),
+            FastpassEvent::Timer(slot, generation) => self.on_timer(slot, generation, fab),
+        }
+    }
+}
+
+impl FastpassTransport {
+    /// A transport for `n_hosts` hosts (the arbiter included).
+    pub fn new(params: FastpassParams, n_hosts: u32) -> Self {
+        let n = n_hosts as usize;
+        FastpassTransport {
+            params,
+            flows: Vec::new(),
+            free: Vec::new(),
+            grants: vec![VecDeque::new(); n],
+            wake_at: vec![None; n],
+            messages: Vec::new(),
+            free_messages: Vec::new(),
+            demand: Vec::new(),
+            epoch_pending: false,
+            src_used: vec![0; n],
+            dst_used: vec![0; n],
+            stamp: 0,
+            matched: Vec::new(),
+        }
     }
 
     /// The source asks the arbiter for `count` packets (or, with [`FINISHED`], says it is done).
     fn request(&mut self, slot: u32, count: u32, fab: &mut Fabric) {
         let fl = &mut self.flows[slot as usize];
         fl.requests += 1;
+        let mut header = [0; 2];
+        header[COUNT] = count;
         let rts = Packet {
-            remaining: count,
+            header,
             ..Packet::new(
-                PacketKind::Rts,
+                RTS,
                 fl.id,
                 slot,
                 fl.src,
@@ -235,7 +358,7 @@ impl FastpassTransport {
     }
 
     /// The arbiter's epoch: schedule the next epoch's timeslots and send the schedules.
-    pub fn on_epoch(&mut self, fab: &mut Fabric) {
+    fn on_epoch(&mut self, fab: &mut Fabric) {
         self.epoch_pending = false;
         let now = fab.now();
         let (flows, free) = (&mut self.flows, &mut self.free);
@@ -257,7 +380,7 @@ impl FastpassTransport {
         self.send_schedules(now + self.params.epoch, fab);
         if self.demand.iter().any(|&s| self.flows[s as usize].to_schedule > 0) {
             self.epoch_pending = true;
-            fab.schedule(now + self.params.epoch, Event::ArbiterEpoch);
+            fab.schedule(now + self.params.epoch, FastpassEvent::ArbiterEpoch.encode());
         }
     }
 
@@ -311,7 +434,7 @@ impl FastpassTransport {
             let first = msg.entries[0].1;
             let fl = &self.flows[first as usize];
             let pkt = Packet::new(
-                PacketKind::Schedule,
+                SCHEDULE,
                 fl.id,
                 first,
                 self.params.arbiter,
@@ -328,13 +451,13 @@ impl FastpassTransport {
     fn on_rts(&mut self, p: &Packet, fab: &mut Fabric) {
         let fl = &mut self.flows[p.slot as usize];
         fl.arbiter_known = true;
-        if p.remaining == FINISHED {
+        if p.header[COUNT] == FINISHED {
             fl.arbiter_done = true;
             fl.to_schedule = 0;
             self.release_if_done(p.slot);
             return;
         }
-        fl.to_schedule = p.remaining;
+        fl.to_schedule = p.header[COUNT];
         if !fl.in_demand {
             fl.in_demand = true;
             self.demand.push(p.slot);
@@ -344,7 +467,7 @@ impl FastpassTransport {
             let e = self.params.epoch.as_ps();
             let next = fab.now().as_ps().div_ceil(e) * e;
             self.epoch_pending = true;
-            fab.schedule(SimTime(next), Event::ArbiterEpoch);
+            fab.schedule(SimTime(next), FastpassEvent::ArbiterEpoch.encode());
         }
     }
 
@@ -375,12 +498,12 @@ impl FastpassTransport {
         let Some(first) = self.grants[h as usize].front() else { return };
         if self.wake_at[h as usize].is_none_or(|w| first.at < w) {
             self.wake_at[h as usize] = Some(first.at);
-            fab.schedule(first.at, Event::SourceWake(h));
+            fab.schedule(first.at, FastpassEvent::Slot(h).encode());
         }
     }
 
     /// Host `h` reaches a granted slot: send one packet of the granted flow.
-    pub fn on_slot(&mut self, h: u32, fab: &mut Fabric) {
+    fn on_slot(&mut self, h: u32, fab: &mut Fabric) {
         let now = fab.now();
         if self.wake_at[h as usize] == Some(now) {
             self.wake_at[h as usize] = None;
@@ -424,7 +547,7 @@ impl FastpassTransport {
         let (src, generation) = (fl.src, fl.generation);
         if fl.requested == 0 {
             // Everything asked for is out: check one epoch later (reference §4.2).
-            fab.schedule(now + epoch, Event::Timer(slot, generation));
+            fab.schedule(now + epoch, FastpassEvent::Timer(slot, generation).encode());
         }
         fab.inject(src, data);
     }
@@ -433,7 +556,7 @@ impl FastpassTransport {
     /// is unacknowledged (reference §4.2); and the watchdog, which asks again when slots were
     /// requested but none came for [`FastpassParams::watchdog`] (a lost schedule: harmless
     /// otherwise, since the request then repeats what the arbiter already has).
-    pub fn on_timer(&mut self, slot: u32, generation: u32, fab: &mut Fabric) {
+    fn on_timer(&mut self, slot: u32, generation: u32, fab: &mut Fabric) {
         let now = fab.now();
         let wait = self.params.watchdog();
         let fl = &mut self.flows[slot as usize];
@@ -457,7 +580,7 @@ impl FastpassTransport {
         if now == fl.watchdog_at {
             let next = fl.last_activity + wait;
             fl.watchdog_at = if next > now { next } else { now + wait };
-            fab.schedule(fl.watchdog_at, Event::Timer(slot, generation));
+            fab.schedule(fl.watchdog_at, FastpassEvent::Timer(slot, generation).encode());
         }
     }
 
@@ -466,61 +589,6 @@ impl FastpassTransport {
         if !fl.sending && fl.arbiter_done && !fl.in_demand {
             self.free.push(slot);
         }
-    }
-
-    /// A packet of this transport reached its host; frees it. Returns the completion when the
-    /// last ACK reaches the source.
-    pub fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
-        let p = *fab.pool.get(id);
-        fab.deliver(id);
-        if p.kind == PacketKind::Schedule {
-            self.on_schedule(&p, fab);
-            return None;
-        }
-        let fl = self.flows.get_mut(p.slot as usize)?;
-        if fl.id != p.flow || (fl.arbiter_done && !fl.sending) {
-            return None; // a straggler of a finished flow
-        }
-        match p.kind {
-            PacketKind::Rts => self.on_rts(&p, fab),
-            PacketKind::Data => {
-                // The destination ACKs every data packet.
-                let ack = Packet::new(
-                    PacketKind::Ack,
-                    fl.id,
-                    p.slot,
-                    fl.dst,
-                    fl.src,
-                    p.seq,
-                    CONTROL_BYTES,
-                    fab.now(),
-                );
-                fab.inject(fl.dst, ack);
-            }
-            PacketKind::Ack => {
-                if !fl.sending || fl.is_acked(p.seq) {
-                    return None;
-                }
-                fl.acked[(p.seq / 64) as usize] |= 1 << (p.seq % 64);
-                fl.acked_count += 1;
-                while fl.acked_until < fl.n_pkts && fl.is_acked(fl.acked_until) {
-                    fl.acked_until += 1;
-                }
-                if fl.acked_count == fl.n_pkts {
-                    fl.sending = false;
-                    let done = Completion {
-                        flow: fl.id,
-                        retransmits: fl.packets_sent - fl.n_pkts.min(fl.packets_sent),
-                        timeouts: fl.requests - 1,
-                        packets_sent: fl.packets_sent,
-                    };
-                    self.request(p.slot, FINISHED, fab);
-                    return Some(done);
-                }
-            }
-            PacketKind::Token | PacketKind::Probe | PacketKind::Schedule => {}
-        }
-        None
     }
 }
 

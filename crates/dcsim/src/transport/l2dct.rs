@@ -10,7 +10,10 @@
 //! * **Increase** in congestion avoidance: w / w_max packets per round trip; slow start as
 //!   usual.
 
-use super::{CongestionControl, Dctcp, Window};
+use super::dctcp::{dctcp_ports, Dctcp};
+use super::window::{CongestionControl, FlowCtx, Window, WindowParams, WindowTransport};
+use super::{Parts, Protocol};
+use crate::config::Spec;
 use crate::units::MSS_BYTES;
 
 /// Largest weight (young flows).
@@ -58,7 +61,7 @@ impl CongestionControl for L2dct {
         true
     }
 
-    fn on_ack(&mut self, w: &mut Window, acked: u32) {
+    fn on_ack(&mut self, w: &mut Window, acked: u32, _ctx: &FlowCtx) {
         if w.cwnd < w.ssthresh {
             w.grow(acked);
         } else {
@@ -67,23 +70,38 @@ impl CongestionControl for L2dct {
         }
     }
 
-    fn on_ack_bookkeeping(&mut self, acked: u32, ece: bool, snd_una: u32, snd_nxt: u32) {
-        self.sent_bytes = snd_nxt as f64 * MSS_BYTES as f64;
-        self.dctcp.on_ack_bookkeeping(acked, ece, snd_una, snd_nxt);
+    fn on_ack_bookkeeping(&mut self, acked: u32, ece: bool, ctx: &FlowCtx) {
+        // The weight follows the bytes sent as of the latest new acknowledgement (also for a
+        // cut on a later duplicate ACK), as in the PIAS authors' ns-2 agent.
+        self.sent_bytes = ctx.snd_nxt as f64 * MSS_BYTES as f64;
+        self.dctcp.on_ack_bookkeeping(acked, ece, ctx);
     }
 
-    fn on_ece(&mut self, w: &mut Window, snd_una: u32, snd_nxt: u32) -> bool {
+    fn on_ece(&mut self, w: &mut Window, ctx: &FlowCtx) -> bool {
         // DCTCP's once-per-window gate and cut, with b = α^w in place of α.
-        let alpha = self.dctcp.alpha;
-        self.dctcp.alpha = alpha.powf(weight(self.sent_bytes));
-        let cut = self.dctcp.on_ece(w, snd_una, snd_nxt);
-        self.dctcp.alpha = alpha;
-        cut
+        let b = self.dctcp.alpha.powf(weight(self.sent_bytes));
+        self.dctcp.cut(w, b, ctx)
+    }
+}
+
+/// `transport.protocol = "l2dct"`: L2DCT hosts over DCTCP's ports.
+#[derive(Debug)]
+pub struct L2dctProtocol;
+
+impl Protocol for L2dctProtocol {
+    type Host = WindowTransport<L2dct>;
+    const SECTIONS: &'static [&'static str] = &["dctcp"];
+
+    fn assemble(spec: &Spec) -> Parts<Self::Host> {
+        let cc = L2dct::new(spec.dctcp.g, spec.dctcp.initial_alpha);
+        let host = WindowTransport::new(WindowParams::from_transport(&spec.transport), cc);
+        Parts::packets(host, dctcp_ports(spec))
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::dctcp::tests::seqs;
     use super::*;
 
     #[test]
@@ -101,22 +119,22 @@ mod tests {
         // α = 0.5; one ECN-Echo each.
         let mut young = L2dct::new(0.0, 0.5); // g = 0 keeps α fixed
         let mut old = L2dct::new(0.0, 0.5);
-        young.on_ack_bookkeeping(0, false, 0, 10); // 14.6 KB sent
-        old.on_ack_bookkeeping(0, false, 0, 1000); // 1.46 MB sent
+        young.on_ack_bookkeeping(0, false, &seqs(0, 10)); // 14.6 KB sent
+        old.on_ack_bookkeeping(0, false, &seqs(0, 1000)); // 1.46 MB sent
         let mut wy = Window { cwnd: 40.0, ssthresh: 1.0, max: 1000.0 };
         let mut wo = wy;
-        assert!(young.on_ece(&mut wy, 0, 10));
-        assert!(old.on_ece(&mut wo, 0, 1000));
+        assert!(young.on_ece(&mut wy, &seqs(0, 10)));
+        assert!(old.on_ece(&mut wo, &seqs(0, 1000)));
         // b = 0.5^2.5 = 0.1768 → 40·(1 − 0.0884); b = 0.5^0.125 = 0.917 → 40·(1 − 0.4585).
         assert!((wy.cwnd - 40.0 * (1.0 - 0.5f64.powf(2.5) / 2.0)).abs() < 1e-9);
         assert!((wo.cwnd - 40.0 * (1.0 - 0.5f64.powf(0.125) / 2.0)).abs() < 1e-9);
         // A second ECE in the same window does not cut again.
-        assert!(!young.on_ece(&mut wy, 5, 10));
+        assert!(!young.on_ece(&mut wy, &seqs(5, 10)));
         // Congestion avoidance: +w/w_max per window of ACKs.
         let mut wy = Window { cwnd: 10.0, ssthresh: 1.0, max: 1000.0 };
         let mut wo = wy;
-        young.on_ack(&mut wy, 10);
-        old.on_ack(&mut wo, 10);
+        young.on_ack(&mut wy, 10, &seqs(0, 0));
+        old.on_ack(&mut wo, 10, &seqs(0, 0));
         assert!((wy.cwnd - 11.0).abs() < 1e-9);
         assert!((wo.cwnd - 10.05).abs() < 1e-9);
     }

@@ -1,132 +1,292 @@
-//! Transports: a shared mechanism with pluggable policies.
+//! Transports: how end hosts move a flow's bytes, one module per protocol.
 //!
-//! The window mechanism ([`window`]) is written once: sequence numbers, cumulative ACKs with
-//! ECN echo, duplicate-ACK fast retransmit with NewReno recovery, the retransmission timer
-//! and go-back-N after a timeout. A protocol is a [`CongestionControl`] policy that reacts to
-//! named events (`on_ack`, `on_ece`, `on_fast_retransmit`, `on_timeout`); policies are
-//! dispatched through the [`AnyCc`] enum, never a boxed trait object, on the per-packet path.
+//! A protocol is a module here plus one line in the registry ([`crate::protocols`]). The
+//! module implements [`Protocol`]: from the resolved spec it assembles a run's protocol
+//! parts ([`Parts`]) — the host transport, the port plan (queue discipline, ECN marking,
+//! buffer) and any service hosts (Fastpass's arbiter) — and names the spec sections it reads.
+//! The registry derives the `transport.protocol` choice, its names and the dispatch
+//! ([`AnyHost`]) from that one list; the simulation loop and the fabric know no protocol.
 //!
-//! Later protocols plug in at two levels: window protocols (MinTCP, L2DCT, PIAS tagging) as
-//! new policies and packet taggers on this mechanism; receiver-driven ones (pHost, Fastpass)
-//! as sibling mechanisms next to [`window`], dispatched by the simulation like this one.
+//! Host transports implement [`HostTransport`]. They own their events ([`TransportEvent`],
+//! declared with [`transport_events!`]) and their control packet kinds
+//! ([`crate::packet::PacketKind::Control`]) and header words. Window protocols share one
+//! mechanism ([`window`]) and differ by their congestion-control policy and packet tagger;
+//! receiver-driven ones (pHost, Fastpass) are mechanisms of their own. Dispatch is by `match`
+//! over [`AnyHost`] and, inside the window mechanism, static (generic over the policy): never a
+//! boxed trait object on the per-packet path.
 
+pub mod d2tcp;
 pub mod dctcp;
 pub mod fastpass;
+pub mod ideal;
 pub mod l2dct;
+pub mod las;
 pub mod pfabric;
 pub mod phost;
+pub mod pias;
 pub mod tcp;
 pub mod window;
 
-pub use dctcp::Dctcp;
-pub use l2dct::L2dct;
-pub use pfabric::{LineRate, MinTcp};
-pub use tcp::Reno;
+use crate::config::{Protocol as ProtocolChoice, Spec};
+use crate::fabric::{Event, Fabric};
+use crate::packet::PacketId;
+use crate::queue::EcnMarking;
+use crate::workload::FlowArrival;
 
-/// The congestion window a policy manipulates, in packets.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct Window {
-    /// Congestion window.
-    pub cwnd: f64,
-    /// Slow-start threshold.
-    pub ssthresh: f64,
-    /// Upper bound on `cwnd`.
-    pub max: f64,
+/// A flow finished: what the records need.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// The flow's sequential id.
+    pub flow: u32,
+    /// Data packets retransmitted.
+    pub retransmits: u32,
+    /// Timeouts.
+    pub timeouts: u32,
+    /// Data packets sent.
+    pub packets_sent: u32,
 }
 
-impl Window {
-    /// Standard growth (RFC 5681 §3.1): slow start below `ssthresh` (+1 per packet
-    /// acknowledged), congestion avoidance above it (+1 per window).
-    #[inline]
-    pub fn grow(&mut self, acked: u32) {
-        if self.cwnd < self.ssthresh {
-            self.cwnd += acked as f64;
-        } else {
-            self.cwnd += acked as f64 / self.cwnd;
+/// The end hosts' side of a protocol: flows start, packets arrive, the transport's own events
+/// fire.
+pub trait HostTransport {
+    /// Starts flow `f` now.
+    fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric);
+    /// A packet reached its destination host (the fabric checked it is a host); the transport
+    /// frees it. Returns the completion if the packet finished its flow.
+    fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion>;
+    /// One of this transport's own events (encoded by its [`TransportEvent`] type) fired.
+    fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric);
+}
+
+/// A transport's event type: encodes into the fabric's [`Event::Transport`] and back.
+/// Declare one with [`transport_events!`].
+pub trait TransportEvent: Copy {
+    /// The fabric event carrying this one.
+    fn encode(self) -> Event;
+    /// This transport's event from the fabric event's code and arguments.
+    fn decode(code: u8, a: u32, b: u32) -> Self;
+}
+
+/// Declares a transport's event enum (variants with up to two `u32` arguments, each with a
+/// code unique within the enum) and its [`TransportEvent`] encoding.
+///
+/// ```ignore
+/// transport_events! {
+///     /// pHost's clocks.
+///     pub enum PhostEvent {
+///         /// The source's NIC is free.
+///         SourceWake(host) = 0,
+///         /// The destination's token clock ticks.
+///         TokenClock(host) = 1,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! transport_events {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $($(#[$vmeta:meta])* $variant:ident $(($($arg:ident),+))? = $code:literal),+ $(,)?
         }
-        self.cwnd = self.cwnd.min(self.max);
+    ) => {
+        $(#[$meta])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+        $vis enum $name {
+            $($(#[$vmeta])* $variant $(($($crate::transport_events!(@u32 $arg)),+))?),+
+        }
+
+        impl $crate::transport::TransportEvent for $name {
+            #[inline]
+            fn encode(self) -> $crate::fabric::Event {
+                match self {
+                    $($name::$variant $(($($arg),+))? => {
+                        let args: &[u32] = &[$($($arg),+)?];
+                        $crate::fabric::Event::Transport {
+                            code: $code,
+                            a: args.first().copied().unwrap_or(0),
+                            b: args.get(1).copied().unwrap_or(0),
+                        }
+                    })+
+                }
+            }
+
+            #[inline]
+            fn decode(code: u8, a: u32, b: u32) -> Self {
+                let _ = (a, b);
+                match code {
+                    $($code => {
+                        #[allow(unused_mut, unused_variables)]
+                        let mut args = [a, b].into_iter();
+                        $name::$variant $(($($crate::transport_events!(@next args $arg)),+))?
+                    })+
+                    _ => unreachable!("event code {code} is not one of {}'s", stringify!($name)),
+                }
+            }
+        }
+    };
+    (@u32 $arg:ident) => { u32 };
+    (@next $args:ident $arg:ident) => { $args.next().expect("two arguments at most") };
+}
+
+/// Which queue discipline every port (switch ports and NICs) of a run gets.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QueuePlan {
+    /// One FIFO with tail drop.
+    Fifo,
+    /// pFabric's priority dropping and scheduling on the packets' priority numbers.
+    PriorityDrop,
+    /// Strict-priority FIFOs over one shared buffer, by the packets' classes.
+    StrictPriority {
+        /// Queues per port.
+        queues: usize,
+        /// Bytes reserved for each queue; the rest is shared first come, first served.
+        reserved_bytes: u64,
+    },
+}
+
+/// The ports a protocol needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PortPlan {
+    /// The queue discipline.
+    pub queue: QueuePlan,
+    /// ECN marking.
+    pub marking: EcnMarking,
+    /// Buffer per port, bytes.
+    pub buffer_bytes: u64,
+}
+
+impl PortPlan {
+    /// FIFO DropTail ports with `marking`, of the `[transport]`/`[topology]` buffer size.
+    pub fn droptail(spec: &Spec, marking: EcnMarking) -> Self {
+        PortPlan {
+            queue: QueuePlan::Fifo,
+            marking,
+            buffer_bytes: spec.transport.port_buffer(&spec.topology),
+        }
     }
 }
 
-/// A congestion-control policy: event hooks with default NewReno behaviour.
-pub trait CongestionControl {
-    /// True if the policy's packets are ECN-capable (ECT).
-    fn ecn_capable(&self) -> bool {
-        false
-    }
-    /// `acked` new packets were acknowledged outside fast recovery, without ECE.
-    fn on_ack(&mut self, w: &mut Window, acked: u32) {
-        w.grow(acked);
-    }
-    /// Called for every ACK that acknowledges new data (with or without ECE) before
-    /// `on_ack`/`on_ece`: bookkeeping such as DCTCP's marked fraction.
-    fn on_ack_bookkeeping(&mut self, _acked: u32, _ece: bool, _snd_una: u32, _snd_nxt: u32) {}
-    /// An ACK carried ECN-Echo. Returns true if the window was reduced (growth is then
-    /// skipped for this ACK).
-    fn on_ece(&mut self, _w: &mut Window, _snd_una: u32, _snd_nxt: u32) -> bool {
-        false
-    }
-    /// Fast retransmit is starting with `flight` packets outstanding (RFC 5681 §3.2).
-    fn on_fast_retransmit(&mut self, w: &mut Window, flight: u32) {
-        w.ssthresh = (flight as f64 / 2.0).max(2.0);
-        w.cwnd = w.ssthresh;
-    }
-    /// The retransmission timer expired (RFC 5681 §3.1: ssthresh = max(flight/2, 2), cwnd = 1).
-    fn on_timeout(&mut self, w: &mut Window) {
-        w.ssthresh = (w.cwnd / 2.0).max(2.0);
-        w.cwnd = 1.0;
+/// How a run is simulated.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// Packet by packet through the fabric.
+    Packets,
+    /// Flow-level SRPT over the hosts' links (no packets; pFabric's Ideal).
+    FlowLevelSrpt,
+}
+
+/// What a protocol contributes to a run.
+#[derive(Debug)]
+pub struct Parts<H> {
+    /// The hosts' transport.
+    pub host: H,
+    /// The port plan.
+    pub ports: PortPlan,
+    /// Hosts added to the topology for the protocol's own services (Fastpass's arbiter),
+    /// attached to host 0's edge switch; their ids follow the workload's hosts.
+    pub service_hosts: u32,
+    /// Packet-level or flow-level.
+    pub model: Model,
+}
+
+impl<H> Parts<H> {
+    /// Packet-level parts without service hosts.
+    pub fn packets(host: H, ports: PortPlan) -> Self {
+        Parts { host, ports, service_hosts: 0, model: Model::Packets }
     }
 }
 
-/// Every window policy, dispatched by `match`.
-#[derive(Clone, Debug)]
-pub enum AnyCc {
-    /// TCP NewReno.
-    Reno(Reno),
-    /// DCTCP.
-    Dctcp(Dctcp),
-    /// pFabric's MinTCP.
-    MinTcp(MinTcp),
-    /// pFabric's LineRate.
-    LineRate(LineRate),
-    /// L2DCT.
-    L2dct(L2dct),
+/// A protocol module: assembles its parts of a run from the resolved spec.
+pub trait Protocol {
+    /// The hosts' transport.
+    type Host: HostTransport;
+    /// Spec sections the protocol reads besides `[topology]`, `[workload]`, `[output]` and
+    /// `[engine]` (`dcsim show` marks them; a set field of any other protocol section has no
+    /// effect on the run).
+    const SECTIONS: &'static [&'static str];
+    /// The run's protocol parts.
+    fn assemble(spec: &Spec) -> Parts<Self::Host>;
 }
 
-/// Forwards a call to whichever policy `self` holds (static dispatch).
-macro_rules! each_cc {
-    ($self:expr, $c:ident => $body:expr) => {
-        match $self {
-            AnyCc::Reno($c) => $body,
-            AnyCc::Dctcp($c) => $body,
-            AnyCc::MinTcp($c) => $body,
-            AnyCc::LineRate($c) => $body,
-            AnyCc::L2dct($c) => $body,
+/// Generates, from the registry's list, the host-transport enum and its dispatch.
+macro_rules! dispatch {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,)+) => {
+        /// The host transport of every protocol, dispatched by `match`.
+        #[derive(Debug)]
+        pub enum AnyHost {
+            $(
+                #[doc = concat!("`", $name, "`.")]
+                $variant(<$module::$def as Protocol>::Host),
+            )+
+        }
+
+        impl HostTransport for AnyHost {
+            #[inline]
+            fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+                match self { $(AnyHost::$variant(h) => h.start_flow(f, fab),)+ }
+            }
+            #[inline]
+            fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
+                match self { $(AnyHost::$variant(h) => h.on_packet(id, fab),)+ }
+            }
+            #[inline]
+            fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
+                match self { $(AnyHost::$variant(h) => h.on_event(code, a, b, fab),)+ }
+            }
+        }
+
+        /// The parts of a run of the spec's protocol.
+        pub fn assemble(spec: &Spec) -> Parts<AnyHost> {
+            match spec.transport.protocol {
+                $(ProtocolChoice::$variant => {
+                    let p = <$module::$def as Protocol>::assemble(spec);
+                    Parts {
+                        host: AnyHost::$variant(p.host),
+                        ports: p.ports,
+                        service_hosts: p.service_hosts,
+                        model: p.model,
+                    }
+                })+
+            }
+        }
+
+        /// The spec sections `protocol` reads (see [`Protocol::SECTIONS`]).
+        pub fn sections(protocol: ProtocolChoice) -> &'static [&'static str] {
+            match protocol { $(ProtocolChoice::$variant => <$module::$def as Protocol>::SECTIONS,)+ }
         }
     };
 }
 
-impl CongestionControl for AnyCc {
-    #[inline]
-    fn ecn_capable(&self) -> bool {
-        each_cc!(self, c => c.ecn_capable())
+crate::protocols::for_each_protocol!(dispatch);
+
+#[cfg(test)]
+mod tests {
+    use super::TransportEvent;
+
+    crate::transport_events! {
+        /// A test enum.
+        enum Ev {
+            /// No argument.
+            Tick = 0,
+            /// One.
+            Wake(host) = 1,
+            /// Two.
+            Timer(slot, gen) = 7,
+        }
     }
-    #[inline]
-    fn on_ack(&mut self, w: &mut Window, acked: u32) {
-        each_cc!(self, c => c.on_ack(w, acked))
-    }
-    #[inline]
-    fn on_ack_bookkeeping(&mut self, acked: u32, ece: bool, snd_una: u32, snd_nxt: u32) {
-        each_cc!(self, c => c.on_ack_bookkeeping(acked, ece, snd_una, snd_nxt))
-    }
-    #[inline]
-    fn on_ece(&mut self, w: &mut Window, snd_una: u32, snd_nxt: u32) -> bool {
-        each_cc!(self, c => c.on_ece(w, snd_una, snd_nxt))
-    }
-    fn on_fast_retransmit(&mut self, w: &mut Window, flight: u32) {
-        each_cc!(self, c => c.on_fast_retransmit(w, flight))
-    }
-    fn on_timeout(&mut self, w: &mut Window) {
-        each_cc!(self, c => c.on_timeout(w))
+
+    #[test]
+    fn transport_events_round_trip_through_the_fabric_event() {
+        for ev in [Ev::Tick, Ev::Wake(42), Ev::Timer(3, u32::MAX)] {
+            let crate::fabric::Event::Transport { code, a, b } = ev.encode() else {
+                panic!("not a transport event")
+            };
+            assert_eq!(Ev::decode(code, a, b), ev);
+        }
+        assert_eq!(
+            Ev::Timer(3, 9).encode(),
+            crate::fabric::Event::Transport { code: 7, a: 3, b: 9 }
+        );
+        assert_eq!(std::mem::size_of::<crate::fabric::Event>(), 12);
     }
 }

@@ -17,7 +17,14 @@
 //!   resent after the fixed timeout. (Not in the public scripts; reference §2.5 suggests
 //!   exactly this: MinTCP with no window reduction and no probe mode.)
 
-use super::{CongestionControl, Window};
+use super::window::{
+    ClassTag, CongestionControl, FlowCtx, PriorityTag, Tagger, Window, WindowParams,
+    WindowTransport,
+};
+use super::{Parts, PortPlan, Protocol, QueuePlan};
+use crate::config::{ClassifyBy, DupAckThreshold, PriorityKey, RateControl, RtoMode, Spec};
+use crate::queue::EcnMarking;
+use dcsim_engine::SimTime;
 
 /// MinTCP: TCP's growth and timeout response, nothing else (the mechanism's settings do the
 /// rest: fixed RTO, no fast retransmit, probe mode).
@@ -31,26 +38,127 @@ impl CongestionControl for MinTcp {}
 pub struct LineRate;
 
 impl CongestionControl for LineRate {
-    fn on_ack(&mut self, _w: &mut Window, _acked: u32) {}
+    fn on_ack(&mut self, _w: &mut Window, _acked: u32, _ctx: &FlowCtx) {}
     fn on_fast_retransmit(&mut self, _w: &mut Window, _flight: u32) {}
     fn on_timeout(&mut self, _w: &mut Window) {}
 }
 
+/// pFabric's host rate control, chosen by `pfabric.rate_control`.
+#[derive(Clone, Debug)]
+pub enum PfabricRate {
+    /// MinTCP.
+    MinTcp(MinTcp),
+    /// LineRate.
+    LineRate(LineRate),
+}
+
+impl CongestionControl for PfabricRate {
+    #[inline]
+    fn on_ack(&mut self, w: &mut Window, acked: u32, ctx: &FlowCtx) {
+        match self {
+            PfabricRate::MinTcp(c) => c.on_ack(w, acked, ctx),
+            PfabricRate::LineRate(c) => c.on_ack(w, acked, ctx),
+        }
+    }
+    fn on_fast_retransmit(&mut self, w: &mut Window, flight: u32) {
+        match self {
+            PfabricRate::MinTcp(c) => c.on_fast_retransmit(w, flight),
+            PfabricRate::LineRate(c) => c.on_fast_retransmit(w, flight),
+        }
+    }
+    fn on_timeout(&mut self, w: &mut Window) {
+        match self {
+            PfabricRate::MinTcp(c) => c.on_timeout(w),
+            PfabricRate::LineRate(c) => c.on_timeout(w),
+        }
+    }
+}
+
+/// pFabric's hosts (SIGCOMM'13 §4.2, HotNets'12 §3): fixed RTO, no fast retransmit, SACK,
+/// MinTCP's probe mode, the window cap of `[pfabric]`, tagged by `tagger`. LAS uses the same
+/// hosts with another tagger.
+pub fn pfabric_hosts(spec: &Spec, tagger: Tagger) -> WindowTransport<PfabricRate> {
+    let p = &spec.pfabric;
+    let max = p.max_window(p.buffer(&spec.transport, &spec.topology));
+    let rto = SimTime::from_us_f64(p.rto_us);
+    let (initial, cc, probe_after) = match p.rate_control {
+        RateControl::Mintcp => {
+            (p.initial_window_pkts, PfabricRate::MinTcp(MinTcp), p.probe_after_timeouts)
+        }
+        RateControl::Linerate => (max, PfabricRate::LineRate(LineRate), 0),
+    };
+    let params = WindowParams {
+        initial_window: initial,
+        max_window: max,
+        rto_mode: RtoMode::Fixed,
+        min_rto: rto,
+        max_rto: rto,
+        dupack: DupAckThreshold::Off,
+        sack_skip: true,
+        probe_after,
+        tagger,
+    };
+    WindowTransport::new(params, cc)
+}
+
+/// pFabric's ports: priority dropping (SIGCOMM'13 §4.1), or with `pfabric.queues` > 0 that
+/// many strict-priority queues (§6), over `pfabric.buffer_bytes`.
+pub fn pfabric_ports(spec: &Spec, few_queues: bool) -> PortPlan {
+    let p = &spec.pfabric;
+    let queue = if few_queues && p.queues > 0 {
+        QueuePlan::StrictPriority { queues: p.queues as usize, reserved_bytes: p.reserved_bytes }
+    } else {
+        QueuePlan::PriorityDrop
+    };
+    PortPlan {
+        queue,
+        marking: EcnMarking::Off,
+        buffer_bytes: p.buffer(&spec.transport, &spec.topology),
+    }
+}
+
+/// `transport.protocol = "pfabric"`.
+#[derive(Debug)]
+pub struct PfabricProtocol;
+
+impl Protocol for PfabricProtocol {
+    type Host = WindowTransport<PfabricRate>;
+    const SECTIONS: &'static [&'static str] = &["pfabric"];
+
+    fn assemble(spec: &Spec) -> Parts<Self::Host> {
+        let p = &spec.pfabric;
+        let priority = match p.priority {
+            PriorityKey::Remaining => PriorityTag::Remaining,
+            key => PriorityTag::Deadline {
+                rate: spec.topology.host_rate(),
+                quench: key == PriorityKey::Deadline,
+            },
+        };
+        let class = match p.classify {
+            _ if p.thresholds.is_empty() => ClassTag::Single,
+            ClassifyBy::FlowSize => ClassTag::FlowSize(p.thresholds.clone()),
+            ClassifyBy::Remaining => ClassTag::Remaining(p.thresholds.clone()),
+        };
+        Parts::packets(pfabric_hosts(spec, Tagger { priority, class }), pfabric_ports(spec, true))
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::dctcp::tests::seqs;
     use super::*;
 
     #[test]
     fn linerate_never_changes_its_window_and_mintcp_backs_off() {
         let mut w = Window { cwnd: 14.0, ssthresh: f64::INFINITY, max: 14.0 };
         let mut l = LineRate;
-        l.on_ack(&mut w, 3);
+        l.on_ack(&mut w, 3, &seqs(0, 0));
         l.on_timeout(&mut w);
         assert_eq!(w.cwnd, 14.0);
         let mut m = MinTcp;
         m.on_timeout(&mut w);
         assert_eq!((w.cwnd, w.ssthresh), (1.0, 7.0));
-        m.on_ack(&mut w, 1);
+        m.on_ack(&mut w, 1, &seqs(0, 0));
         assert_eq!(w.cwnd, 2.0);
     }
 }

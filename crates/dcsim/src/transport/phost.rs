@@ -26,12 +26,88 @@
 //! Parameters default to the paper's §4.1 values; `phost.preset = "authors-code"` switches to the
 //! public code's (reference §3.3).
 
-use crate::fabric::{Event, Fabric};
+use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
+use crate::config::{PhostPolicy, Spec};
+use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind};
-use crate::transport::window::Completion;
+use crate::queue::EcnMarking;
 use crate::units::{BitRate, CONTROL_BYTES, MTU_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
+
+/// Request-to-send: a new flow announces itself to its destination. Header: the flow's free
+/// tokens, its size in packets.
+pub const RTS: PacketKind = PacketKind::Control(0);
+/// Token: the destination grants the source one packet (`seq`). Header: the token's sequence
+/// number, the packets the destination still misses (the source's SRPT key).
+pub const TOKEN: PacketKind = PacketKind::Control(1);
+
+/// Header word of a token (and of the data packet that used it): the token's sequence number;
+/// of an RTS: the flow's free tokens.
+const TOKEN_SEQ: usize = 0;
+/// Header word of a token or RTS: the packets still missing at the destination.
+const REMAINING: usize = 1;
+
+crate::transport_events! {
+    /// pHost's clocks.
+    pub enum PhostEvent {
+        /// Host `.0`'s sender may send its next packet (its NIC is free).
+        SourceWake(host) = 0,
+        /// Host `.0`'s token clock ticks (at most one token per MTU time).
+        TokenClock(host) = 1,
+    }
+}
+
+/// `transport.protocol = "phost"`.
+#[derive(Debug)]
+pub struct PhostProtocol;
+
+impl Protocol for PhostProtocol {
+    type Host = PhostTransport;
+    const SECTIONS: &'static [&'static str] = &["phost"];
+
+    /// pHost's hosts, and pFabric-style priority ports with three priority numbers (§3.3).
+    fn assemble(spec: &Spec) -> Parts<Self::Host> {
+        let ports = PortPlan {
+            queue: QueuePlan::PriorityDrop,
+            marking: EcnMarking::Off,
+            buffer_bytes: spec.transport.port_buffer(&spec.topology),
+        };
+        Parts::packets(
+            PhostTransport::new(PhostParams::from_spec(spec), spec.topology.n_hosts()),
+            ports,
+        )
+    }
+}
+
+impl PhostParams {
+    /// The `[phost]` settings in absolute units.
+    pub fn from_spec(spec: &Spec) -> Self {
+        let p = &spec.phost;
+        let rate = spec.topology.host_rate();
+        let t_mtu = rate.tx_time(MTU_BYTES as u64);
+        let mtus = |k: f64| SimTime((t_mtu.as_ps() as f64 * k).round() as u64);
+        PhostParams {
+            rate,
+            t_mtu,
+            token_interval: rate.tx_time(p.token_interval_bytes as u64),
+            hold: p.hold,
+            free_tokens: p.free_tokens,
+            free_tokens_only_short: p.free_tokens_only_short,
+            token_expiry: mtus(p.token_expiry_mtu),
+            downgrade_after: p.downgrade_after_tokens,
+            downgrade_for: mtus(p.downgrade_mtu),
+            reissue_after: mtus(p.reissue_mtu),
+            short_flow_pkts: p.short_flow_pkts,
+            data_priorities: p.data_priorities,
+            policy: match p.policy {
+                PhostPolicy::Srpt => Policy::Srpt,
+                PhostPolicy::Edf => Policy::Edf,
+                PhostPolicy::TenantFair => Policy::TenantFair,
+            },
+        }
+    }
+}
 
 /// pHost's settings, in absolute units.
 #[derive(Clone, Debug)]
@@ -170,19 +246,9 @@ pub struct PhostTransport {
     hosts: Vec<Host>,
 }
 
-impl PhostTransport {
-    /// A transport for `n_hosts` hosts.
-    pub fn new(params: PhostParams, n_hosts: u32) -> Self {
-        PhostTransport {
-            params,
-            flows: Vec::new(),
-            free: Vec::new(),
-            hosts: vec![Host::default(); n_hosts as usize],
-        }
-    }
-
+impl HostTransport for PhostTransport {
     /// Starts flow `f`: RTS, free tokens, and a wake-up for the source.
-    pub fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+    fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
         let n = crate::units::Bytes(f.size_bytes).packets();
         let free = self.free_tokens(n);
         let p = &self.params;
@@ -215,21 +281,95 @@ impl PhostTransport {
             received,
             ..Flow::default()
         };
-        let rts = Packet {
-            remaining: n,
-            token: free,
-            ..control(PacketKind::Rts, slot, &self.flows[slot as usize], f.src, f.dst, now)
-        };
+        let mut header = [0; 2];
+        (header[TOKEN_SEQ], header[REMAINING]) = (free, n);
+        let rts =
+            Packet { header, ..control(RTS, slot, &self.flows[slot as usize], f.src, f.dst, now) };
         fab.inject(f.src, rts);
         self.hosts[f.src as usize].sending.push(slot);
         self.wake_sender(f.src, now, fab);
+    }
+
+    /// A packet of this transport reached its destination host; frees it. Returns the
+    /// completion when an ACK finishes its flow.
+    fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
+        let p = *fab.pool.get(id);
+        fab.deliver(id);
+        let fl = self.flows.get(p.slot as usize)?;
+        if !fl.active || fl.id != p.flow {
+            return None;
+        }
+        let now = fab.now();
+        match p.kind {
+            RTS => self.know(p.slot, p.header[TOKEN_SEQ], fab),
+            PacketKind::Data => {
+                let free = self.free_tokens(self.flows[p.slot as usize].n_pkts);
+                self.know(p.slot, free, fab);
+                let fl = &mut self.flows[p.slot as usize];
+                fl.responded = fl.responded.max(p.header[TOKEN_SEQ] + 1);
+                if !fl.has(p.seq) {
+                    fl.received[(p.seq / 64) as usize] |= 1 << (p.seq % 64);
+                    fl.received_count += 1;
+                    if fl.received_count == fl.n_pkts {
+                        let ack = control(PacketKind::Ack, p.slot, fl, fl.dst, fl.src, now);
+                        let dst = fl.dst;
+                        self.hosts[dst as usize].receiving.retain(|&s| s != p.slot);
+                        fab.inject(dst, ack);
+                    }
+                }
+            }
+            TOKEN => {
+                let expiry = now + self.params.token_expiry;
+                let fl = &mut self.flows[p.slot as usize];
+                let token_seq = p.header[TOKEN_SEQ];
+                fl.tokens.push(Token { expiry, token_seq, data_seq: p.seq });
+                fl.remaining_at_sender = p.header[REMAINING];
+                let src = fl.src;
+                self.wake_sender(src, now, fab);
+            }
+            PacketKind::Ack => {
+                let fl = &mut self.flows[p.slot as usize];
+                let done = Completion {
+                    flow: fl.id,
+                    retransmits: fl.packets_sent - fl.n_pkts.min(fl.packets_sent),
+                    timeouts: fl.reissues,
+                    packets_sent: fl.packets_sent,
+                };
+                fl.active = false;
+                let src = fl.src;
+                self.hosts[src as usize].sending.retain(|&s| s != p.slot);
+                self.free.push(p.slot);
+                return Some(done);
+            }
+            PacketKind::Control(_) => {}
+        }
+        None
+    }
+
+    fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
+        match PhostEvent::decode(code, a, b) {
+            PhostEvent::SourceWake(host) => self.on_source_wake(host, fab),
+            PhostEvent::TokenClock(host) => self.on_token_clock(host, fab),
+        }
+    }
+}
+
+impl PhostTransport {
+    /// A transport for `n_hosts` hosts.
+    pub fn new(params: PhostParams, n_hosts: u32) -> Self {
+        PhostTransport {
+            params,
+            flows: Vec::new(),
+            free: Vec::new(),
+            hosts: vec![Host::default(); n_hosts as usize],
+        }
     }
 
     fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
         let h = &mut self.hosts[host as usize];
         if !h.sender_wake_pending {
             h.sender_wake_pending = true;
-            fab.schedule(at, Event::SourceWake(host));
+            fab.schedule(at, PhostEvent::SourceWake(host).encode());
         }
     }
 
@@ -237,12 +377,12 @@ impl PhostTransport {
         let h = &mut self.hosts[host as usize];
         if !h.clock_pending {
             h.clock_pending = true;
-            fab.schedule(at, Event::TokenClock(host));
+            fab.schedule(at, PhostEvent::TokenClock(host).encode());
         }
     }
 
     /// The source's NIC is free: send one packet on the best valid token (Algorithm 1).
-    pub fn on_source_wake(&mut self, host: u32, fab: &mut Fabric) {
+    fn on_source_wake(&mut self, host: u32, fab: &mut Fabric) {
         let now = fab.now();
         self.hosts[host as usize].sender_wake_pending = false;
         let idle = fab.nic_idle_at(host);
@@ -279,7 +419,7 @@ impl PhostTransport {
         fl.packets_sent += 1;
         let data = Packet {
             priority,
-            token: t.token_seq,
+            header: [t.token_seq, 0],
             retransmit: fl.packets_sent > fl.n_pkts,
             ..Packet::new(PacketKind::Data, fl.id, slot, fl.src, fl.dst, t.data_seq, size, now)
         };
@@ -294,7 +434,7 @@ impl PhostTransport {
     }
 
     /// The destination's token clock: at most one token per MTU time (Algorithm 2).
-    pub fn on_token_clock(&mut self, host: u32, fab: &mut Fabric) {
+    fn on_token_clock(&mut self, host: u32, fab: &mut Fabric) {
         let now = fab.now();
         let t_mtu = self.params.token_interval;
         let h = &mut self.hosts[host as usize];
@@ -385,11 +525,12 @@ impl PhostTransport {
             seq = (seq + 1) % n;
         }
         fl.next_request = seq + 1;
+        let mut header = [0; 2];
+        (header[TOKEN_SEQ], header[REMAINING]) = (fl.tokens_sent, n - fl.received_count);
         let token = Packet {
             seq,
-            token: fl.tokens_sent,
-            remaining: n - fl.received_count,
-            ..Packet::new(PacketKind::Token, fl.id, slot, fl.dst, fl.src, 0, CONTROL_BYTES, now)
+            header,
+            ..Packet::new(TOKEN, fl.id, slot, fl.dst, fl.src, 0, CONTROL_BYTES, now)
         };
         fl.tokens_sent += 1;
         fl.last_token = now;
@@ -428,61 +569,6 @@ impl PhostTransport {
             h.hold += free; // leave the downlink free for the unsolicited packets
         }
         self.wake_clock(dst, now, fab);
-    }
-
-    /// A packet of this transport reached its destination host; frees it. Returns the
-    /// completion when an ACK finishes its flow.
-    pub fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
-        let p = *fab.pool.get(id);
-        fab.deliver(id);
-        let fl = self.flows.get(p.slot as usize)?;
-        if !fl.active || fl.id != p.flow {
-            return None;
-        }
-        let now = fab.now();
-        match p.kind {
-            PacketKind::Rts => self.know(p.slot, p.token, fab),
-            PacketKind::Data => {
-                let free = self.free_tokens(self.flows[p.slot as usize].n_pkts);
-                self.know(p.slot, free, fab);
-                let fl = &mut self.flows[p.slot as usize];
-                fl.responded = fl.responded.max(p.token + 1);
-                if !fl.has(p.seq) {
-                    fl.received[(p.seq / 64) as usize] |= 1 << (p.seq % 64);
-                    fl.received_count += 1;
-                    if fl.received_count == fl.n_pkts {
-                        let ack = control(PacketKind::Ack, p.slot, fl, fl.dst, fl.src, now);
-                        let dst = fl.dst;
-                        self.hosts[dst as usize].receiving.retain(|&s| s != p.slot);
-                        fab.inject(dst, ack);
-                    }
-                }
-            }
-            PacketKind::Token => {
-                let expiry = now + self.params.token_expiry;
-                let fl = &mut self.flows[p.slot as usize];
-                fl.tokens.push(Token { expiry, token_seq: p.token, data_seq: p.seq });
-                fl.remaining_at_sender = p.remaining;
-                let src = fl.src;
-                self.wake_sender(src, now, fab);
-            }
-            PacketKind::Ack => {
-                let fl = &mut self.flows[p.slot as usize];
-                let done = Completion {
-                    flow: fl.id,
-                    retransmits: fl.packets_sent - fl.n_pkts.min(fl.packets_sent),
-                    timeouts: fl.reissues,
-                    packets_sent: fl.packets_sent,
-                };
-                fl.active = false;
-                let src = fl.src;
-                self.hosts[src as usize].sending.retain(|&s| s != p.slot);
-                self.free.push(p.slot);
-                return Some(done);
-            }
-            PacketKind::Probe | PacketKind::Schedule => {}
-        }
-        None
     }
 
     fn free_tokens(&self, n: u32) -> u32 {

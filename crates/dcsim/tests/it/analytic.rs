@@ -50,11 +50,7 @@ fn measured_wait_us(rho: f64, packets: u64, seed: u64, timeline: bool) -> f64 {
                 got += 1;
                 fab.deliver(id);
             }
-            Event::Timer(..)
-            | Event::StallCheck(..)
-            | Event::SourceWake(_)
-            | Event::TokenClock(_)
-            | Event::ArbiterEpoch => unreachable!(),
+            Event::Transport { .. } => unreachable!(),
         }
     }
     assert_eq!(got, packets);

@@ -52,6 +52,8 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
         ("pias", vec!["transport.protocol=pias"]),
         ("las", vec!["transport.protocol=las"]),
         ("l2dct", vec!["transport.protocol=l2dct"]),
+        ("d2tcp", vec!["transport.protocol=d2tcp"]),
+        ("d2tcp-deadlines", vec!["transport.protocol=d2tcp", "workload.deadline_mean_us=500"]),
         // Protocol variants.
         ("pfabric-linerate", vec!["transport.protocol=pfabric", "pfabric.rate_control=linerate"]),
         ("pfabric-q4", vec!["transport.protocol=pfabric", "pfabric.queues=4"]),
@@ -296,6 +298,8 @@ fn result_digests_are_unchanged() {
     let got: BTreeMap<String, String> =
         cases().into_iter().map(|(name, o)| (name.to_string(), run_case(&o, &trace))).collect();
     assert_eq!(got.len(), cases().len(), "case names are unique");
+    // D2TCP without deadlines is DCTCP (imminence 1): the same flow table, bit for bit.
+    assert_eq!(got["d2tcp"], got["dctcp"], "d2tcp without deadlines differs from dctcp");
     let path = digest_file();
     if std::env::var_os("DCSIM_BLESS_DIGESTS").is_some() {
         let mut text = String::from(

@@ -57,7 +57,8 @@ fn a_lost_schedule_is_recovered_by_the_re_request() {
     // first 8 slots, but the arbiter counted them. The later epochs grant the other 12, the
     // source sends packets 0-11, and one epoch after its twelfth send it asks for the 8
     // still missing; the flow completes, late.
-    let loss = LossRule { flow: 0, seq: 0, kind: PacketKind::Schedule, hop: 0, count: 1 };
+    let loss =
+        LossRule { flow: 0, seq: 0, kind: dcsim::transport::fastpass::SCHEDULE, hop: 0, count: 1 };
     let out = run(spec_with_trace(STAR, &["0,0,1,29200,0"]), &[loss]);
     assert_eq!(out.records.timeouts[0], 1);
     assert_eq!(out.records.packets_sent[0], 20);

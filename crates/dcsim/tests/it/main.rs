@@ -3,6 +3,7 @@
 
 mod analytic;
 mod common;
+mod d2tcp;
 mod digests;
 mod fastpass;
 mod invariants;

@@ -64,7 +64,8 @@ fn the_token_clock_runs_at_the_configured_interval() {
 fn a_lost_token_is_recovered_the_same_way() {
     // The token for packet 12 is lost: the source never sends packet 12; the re-issue recovers
     // it exactly as for a lost data packet.
-    let loss = LossRule { flow: 0, seq: 12, kind: PacketKind::Token, hop: 0, count: 1 };
+    let loss =
+        LossRule { flow: 0, seq: 12, kind: dcsim::transport::phost::TOKEN, hop: 0, count: 1 };
     let out = run(spec_with_trace(PAIR, &["0,0,1,29200,0"]), &[loss]);
     assert_eq!(out.records.timeouts[0], 1);
     assert_eq!(out.records.packets_sent[0], 20, "packet 12 is sent once, after the re-issue");

@@ -30,13 +30,34 @@
 //! and that duplicate draws a fresh cumulative ACK. Without this a flow whose ACKs were all
 //! lost would stall for good.
 
-use super::{AnyCc, CongestionControl, Window};
-use crate::config::{DupAckThreshold, RtoMode};
-use crate::fabric::{Event, Fabric};
+pub mod policy;
+pub mod tagging;
+
+pub use policy::{CongestionControl, FlowCtx, Window};
+pub use tagging::{ClassTag, PriorityTag, Tagger};
+
+use super::{Completion, HostTransport, TransportEvent};
+use crate::config::{DupAckThreshold, RtoMode, TransportSpec};
+use crate::fabric::Fabric;
 use crate::packet::{ecn, Packet, PacketId, PacketKind};
-use crate::units::{CONTROL_BYTES, HEADER_BYTES, MSS_BYTES};
+use crate::units::{CONTROL_BYTES, HEADER_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
+use tagging::TagCtx;
+
+/// MinTCP's probe: a 1-byte segment the receiver answers with its cumulative ACK.
+pub const PROBE: PacketKind = PacketKind::Control(0);
+
+crate::transport_events! {
+    /// The window mechanism's timers.
+    pub enum WindowEvent {
+        /// The retransmission timer of flow slot `.0`, generation `.1`.
+        Timer(slot, gen) = 0,
+        /// Re-check flow slot `.0` (generation `.1`), which found everything its window allows
+        /// already at the receiver and has no timer running (module docs).
+        StallCheck(slot, gen) = 1,
+    }
+}
 
 /// Settings of the mechanism (the policy has its own).
 #[derive(Clone, Debug)]
@@ -57,92 +78,33 @@ pub struct WindowParams {
     /// reads the receiver's state, as the pHost authors' simulator does).
     pub sack_skip: bool,
     /// Enter probe mode after this many consecutive timeouts (0 = never): send only a
-    /// 1-byte probe per RTO until an ACK arrives (MinTCP, reference §2.4).
+    /// 1-byte probe per RTO until an ACK arrives (MinTCP: pFabric HotNets'12 §3 and the
+    /// authors' ns-2 agent's `prob_cap_`).
     pub probe_after: u32,
-    /// Flow-size thresholds mapping a flow to a priority class (few-queue pFabric): class k
-    /// for sizes ≤ `class_thresholds[k]`, the last class above them all. Empty: class 0.
-    pub class_thresholds: Vec<u64>,
-    /// EDF priorities (pFabric's deadline mode) at this line rate; `None`: remaining bytes.
-    pub deadline_priority: Option<crate::units::BitRate>,
-    /// With EDF priorities, give hopeless flows the lowest priority (pFabric's ns-2 patch);
-    /// false keeps the deadline whatever happens (the pHost authors' simulator).
-    pub deadline_quench: bool,
-    /// How a data packet's class is chosen from `class_thresholds`.
-    pub class_by: ClassBy,
-    /// LAS (reference §7.4): the packet priority number is the packet's byte offset (bytes
-    /// the flow sent before it) instead of the remaining size.
-    pub priority_bytes_sent: bool,
-    /// PIAS's starvation guard (§3.2 footnote): after this many consecutive timeouts a flow's
-    /// MLFQ count restarts at its first unacknowledged packet, so a demoted flow stuck behind
-    /// higher queues gets the top priority back. 0 = never.
-    pub tag_reset_after_timeouts: u32,
+    /// How data packets are tagged with a priority number and a class.
+    pub tagger: Tagger,
 }
 
 impl WindowParams {
-    /// TCP-style settings with no SACK skipping and no probe mode.
-    pub fn tcp(
-        initial_window: u32,
-        max_window: u32,
-        rto_mode: RtoMode,
-        min_rto: SimTime,
-        max_rto: SimTime,
-        dupack: DupAckThreshold,
-    ) -> Self {
+    /// The `[transport]` section's settings, plain tagging.
+    pub fn from_transport(t: &TransportSpec) -> Self {
         WindowParams {
-            initial_window,
-            max_window,
-            rto_mode,
-            min_rto,
-            max_rto,
-            dupack,
-            sack_skip: false,
-            probe_after: 0,
-            class_thresholds: Vec::new(),
-            deadline_priority: None,
-            deadline_quench: true,
-            class_by: ClassBy::FlowSize,
-            priority_bytes_sent: false,
-            tag_reset_after_timeouts: 0,
+            initial_window: t.initial_window_pkts,
+            max_window: t.max_window_pkts,
+            rto_mode: t.rto,
+            min_rto: SimTime::from_us_f64(t.min_rto_us),
+            max_rto: SimTime::from_us_f64(t.max_rto_us),
+            dupack: t.dupack_threshold,
+            sack_skip: t.sack,
+            probe_after: t.probe_after_timeouts,
+            tagger: Tagger::PLAIN,
         }
     }
 }
 
-/// How a data packet's priority class (its queue at multi-queue ports) is chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClassBy {
-    /// One class per flow, from its size (few-queue pFabric, SIGCOMM'13 §6.1).
-    FlowSize,
-    /// From the flow's remaining bytes when the packet is sent (the pFabric authors' ns-2
-    /// `calPrio`, reference §2.6): a long flow moves to higher classes as it nears its end.
-    Remaining,
-    /// PIAS's multi-level feedback queue (§3.1, reference §6.2): from the bytes the flow sent
-    /// before this packet (counted from the last reset). A retransmission keeps its class.
-    BytesSent,
-}
-
-/// PIAS's tag (reference §6.2): the first class whose threshold the byte `offset` does not
-/// exceed; the last class beyond them all.
-#[inline]
-pub fn mlfq_class(thresholds: &[u64], offset: u64) -> u8 {
-    thresholds.partition_point(|&t| t < offset) as u8
-}
-
-/// A flow finished: what the records need.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Completion {
-    /// The flow's sequential id.
-    pub flow: u32,
-    /// Data packets retransmitted.
-    pub retransmits: u32,
-    /// Timeouts.
-    pub timeouts: u32,
-    /// Data packets sent.
-    pub packets_sent: u32,
-}
-
 /// One flow, both ends.
 #[derive(Debug)]
-struct Flow {
+struct Flow<C> {
     id: u32,
     active: bool,
     /// Bumped when the slot is freed or reused, so events of an earlier flow are ignored.
@@ -160,7 +122,7 @@ struct Flow {
     snd_nxt: u32,
     high_tx: u32,
     win: Window,
-    cc: AnyCc,
+    cc: C,
     dupacks: u32,
     in_recovery: bool,
     recover: u32,
@@ -186,9 +148,22 @@ struct Flow {
     packets_sent: u32,
 }
 
-impl Flow {
+impl<C: CongestionControl> Flow<C> {
+    /// What the policy's hooks see of this flow now.
+    #[inline]
+    fn ctx(&self, now: SimTime) -> FlowCtx {
+        FlowCtx {
+            now,
+            size_bytes: self.size_bytes,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            deadline: self.deadline,
+            srtt: SimTime(self.srtt_ps as u64),
+        }
+    }
+
     /// An idle flow state (slot generation `gen`, receive bitmap storage `received`).
-    fn fresh(cc: AnyCc, gen: u32, received: Vec<u64>) -> Flow {
+    fn fresh(cc: C, gen: u32, received: Vec<u64>) -> Self {
         Flow {
             id: 0,
             active: false,
@@ -226,23 +201,25 @@ impl Flow {
     }
 }
 
-/// The flow table and the mechanism.
+/// The flow table and the mechanism, with policy `C` (statically dispatched).
 #[derive(Debug)]
-pub struct WindowTransport {
+pub struct WindowTransport<C> {
     params: WindowParams,
-    template: AnyCc,
-    flows: Vec<Flow>,
+    template: C,
+    flows: Vec<Flow<C>>,
     free: Vec<u32>,
 }
 
-impl WindowTransport {
+impl<C: CongestionControl> WindowTransport<C> {
     /// A transport whose flows start with a clone of `template` as their policy.
-    pub fn new(params: WindowParams, template: AnyCc) -> Self {
+    pub fn new(params: WindowParams, template: C) -> Self {
         WindowTransport { params, template, flows: Vec::new(), free: Vec::new() }
     }
+}
 
+impl<C: CongestionControl> HostTransport for WindowTransport<C> {
     /// Starts flow `f` now: allocates its slot and sends its initial window.
-    pub fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+    fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
         let n_pkts = crate::units::Bytes(f.size_bytes).packets();
         let words = (n_pkts as usize).div_ceil(64);
         let init = self.params.initial_window as f64;
@@ -265,8 +242,7 @@ impl WindowTransport {
         new.size_bytes = f.size_bytes;
         new.n_pkts = n_pkts;
         new.deadline = f.deadline;
-        // Few-queue pFabric: the flow's class from its size (PIAS tags per packet instead).
-        new.class = mlfq_class(&self.params.class_thresholds, f.size_bytes);
+        new.class = self.params.tagger.flow_class(f.size_bytes);
         new.win =
             Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 };
         *fl = new;
@@ -275,7 +251,7 @@ impl WindowTransport {
 
     /// A packet of this transport reached host `pkt.dst`. Frees the packet; returns the
     /// completion if this ACK finished its flow.
-    pub fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
+    fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
         let p = *fab.pool.get(id);
         fab.deliver(id);
         let fl = self.flows.get_mut(p.slot as usize)?;
@@ -283,11 +259,11 @@ impl WindowTransport {
             return None; // a straggler of a finished flow
         }
         match p.kind {
-            PacketKind::Data | PacketKind::Probe => {
+            PacketKind::Data | PROBE => {
                 on_data(fl, &p, fab);
                 None
             }
-            PacketKind::Rts | PacketKind::Token | PacketKind::Schedule => None, // not this transport's
+            PacketKind::Control(_) => None, // not this transport's
             PacketKind::Ack => {
                 if on_ack(&self.params, p.slot, fl, &p, fab) {
                     let done = Completion {
@@ -307,8 +283,17 @@ impl WindowTransport {
         }
     }
 
+    fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
+        match WindowEvent::decode(code, a, b) {
+            WindowEvent::Timer(slot, gen) => self.on_timer(slot, gen, fab),
+            WindowEvent::StallCheck(slot, gen) => self.on_stall_check(slot, gen, fab),
+        }
+    }
+}
+
+impl<C: CongestionControl> WindowTransport<C> {
     /// The timer event `(slot, gen)` fired.
-    pub fn on_timer(&mut self, slot: u32, gen: u32, fab: &mut Fabric) {
+    fn on_timer(&mut self, slot: u32, gen: u32, fab: &mut Fabric) {
         let params = &self.params;
         let fl = &mut self.flows[slot as usize];
         if !fl.active || fl.gen != gen {
@@ -329,7 +314,7 @@ impl WindowTransport {
     /// The stall check `(slot, gen)` fired: if the flow has had no ACK progress and no timer
     /// for an RTO since it found nothing to send, its ACKs were lost — time out and resend
     /// the first unacknowledged packet (module docs).
-    pub fn on_stall_check(&mut self, slot: u32, gen: u32, fab: &mut Fabric) {
+    fn on_stall_check(&mut self, slot: u32, gen: u32, fab: &mut Fabric) {
         let fl = &mut self.flows[slot as usize];
         if !fl.active || fl.gen != gen || fl.stall_at != fab.now() {
             return; // finished, reused, or superseded by a later check
@@ -345,7 +330,13 @@ impl WindowTransport {
 /// A retransmission timeout: RFC 6298 §5.5-5.7 / MinTCP: back off (adaptive only), shrink the
 /// window, go back N. With `resend_una` the first unacknowledged packet goes out even if the
 /// receiver holds it (a stall check, module docs).
-fn timeout(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric, resend_una: bool) {
+fn timeout<C: CongestionControl>(
+    params: &WindowParams,
+    slot: u32,
+    fl: &mut Flow<C>,
+    fab: &mut Fabric,
+    resend_una: bool,
+) {
     let now = fab.now();
     fl.timeouts += 1;
     fl.consecutive_timeouts += 1;
@@ -357,8 +348,7 @@ fn timeout(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric, re
         fl.backoff = (fl.backoff + 1).min(30);
     }
     fl.rto_deadline = now + rto(params, fl);
-    let reset = params.tag_reset_after_timeouts;
-    if reset > 0 && fl.consecutive_timeouts >= reset {
+    if params.tagger.resets_after(fl.consecutive_timeouts) {
         fl.tag_base = fl.snd_una; // PIAS: the flow starts over in the top queue
     }
     if params.probe_after > 0 && fl.consecutive_timeouts >= params.probe_after {
@@ -378,7 +368,7 @@ fn timeout(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric, re
     pump(params, slot, fl, fab);
 }
 
-fn rto(params: &WindowParams, fl: &Flow) -> SimTime {
+fn rto<C: CongestionControl>(params: &WindowParams, fl: &Flow<C>) -> SimTime {
     match params.rto_mode {
         RtoMode::Fixed => params.min_rto,
         RtoMode::Adaptive => {
@@ -394,22 +384,32 @@ fn rto(params: &WindowParams, fl: &Flow) -> SimTime {
 
 /// Makes sure a timer event is pending, no later than `rto_deadline` (see the module docs).
 #[inline]
-fn arm_timer(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
+fn arm_timer<C: CongestionControl>(
+    params: &WindowParams,
+    slot: u32,
+    fl: &mut Flow<C>,
+    fab: &mut Fabric,
+) {
     if fl.timer_at != SimTime::MAX {
         return; // the pending event is never after the deadline; it re-arms itself
     }
     let at = fl.rto_deadline.min(fab.now() + params.min_rto);
     fl.timer_at = at;
-    fab.schedule(at, Event::Timer(slot, fl.gen));
+    fab.schedule(at, WindowEvent::Timer(slot, fl.gen).encode());
 }
 
 #[inline]
-fn received(fl: &Flow, seq: u32) -> bool {
+fn received<C: CongestionControl>(fl: &Flow<C>, seq: u32) -> bool {
     fl.received[(seq / 64) as usize] & (1 << (seq % 64)) != 0
 }
 
 /// Sends what the window allows.
-fn pump(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
+fn pump<C: CongestionControl>(
+    params: &WindowParams,
+    slot: u32,
+    fl: &mut Flow<C>,
+    fab: &mut Fabric,
+) {
     if fl.probing {
         return;
     }
@@ -436,33 +436,17 @@ fn pump(params: &WindowParams, slot: u32, fl: &mut Flow, fab: &mut Fabric) {
         // timer is pending: wait one RTO for its ACKs (module docs).
         fl.stall_una = fl.snd_una;
         fl.stall_at = fab.now() + rto(params, fl);
-        fab.schedule(fl.stall_at, Event::StallCheck(slot, fl.gen));
+        fab.schedule(fl.stall_at, WindowEvent::StallCheck(slot, fl.gen).encode());
     }
 }
 
-/// The lowest pFabric priority (larger than any deadline in picoseconds).
-pub const LOWEST_PRIORITY: u64 = u64::MAX / 2;
-
-/// pFabric's EDF priority (reference §2.5): the flow's absolute deadline, unless it has none,
-/// or (with `quench`) has passed it or cannot make it even alone at line rate — then the
-/// lowest priority, so hopeless flows stop taking bandwidth from flows that can still meet
-/// theirs. Without `quench` (the pHost authors' simulator) the deadline stays the priority.
-pub fn edf_priority(
-    now: SimTime,
-    deadline: SimTime,
-    remaining_bytes: u64,
-    rate: crate::units::BitRate,
-    quench: bool,
-) -> u64 {
-    let hopeless = now >= deadline || rate.tx_time(remaining_bytes) > deadline - now;
-    if deadline == SimTime::MAX || (quench && hopeless) {
-        LOWEST_PRIORITY
-    } else {
-        deadline.as_ps()
-    }
-}
-
-fn send_data(params: &WindowParams, slot: u32, fl: &mut Flow, seq: u32, fab: &mut Fabric) {
+fn send_data<C: CongestionControl>(
+    params: &WindowParams,
+    slot: u32,
+    fl: &mut Flow<C>,
+    seq: u32,
+    fab: &mut Fabric,
+) {
     let size = crate::units::Bytes(fl.size_bytes).packet_wire_bytes(seq);
     let retransmit = seq < fl.high_tx;
     if retransmit {
@@ -471,22 +455,15 @@ fn send_data(params: &WindowParams, slot: u32, fl: &mut Flow, seq: u32, fab: &mu
         fl.high_tx = seq + 1;
     }
     fl.packets_sent += 1;
-    let remaining = fl.size_bytes.saturating_sub(fl.snd_una as u64 * MSS_BYTES as u64);
-    let offset = seq as u64 * MSS_BYTES as u64;
-    let priority = match params.deadline_priority {
-        None if params.priority_bytes_sent => offset,
-        None => remaining,
-        Some(rate) => edf_priority(fab.now(), fl.deadline, remaining, rate, params.deadline_quench),
-    };
-    let class = match params.class_by {
-        ClassBy::FlowSize => fl.class,
-        ClassBy::Remaining => mlfq_class(&params.class_thresholds, remaining),
-        ClassBy::BytesSent => {
-            // PIAS: the bytes sent before this packet, counted from the last reset.
-            let tagged = seq.saturating_sub(fl.tag_base) as u64 * MSS_BYTES as u64;
-            mlfq_class(&params.class_thresholds, tagged)
-        }
-    };
+    let now = fab.now();
+    let (priority, class) = params.tagger.tag(&TagCtx {
+        now,
+        seq,
+        remaining: fl.size_bytes.saturating_sub(fl.snd_una as u64 * crate::units::MSS_BYTES as u64),
+        flow_class: fl.class,
+        tag_base: fl.tag_base,
+        deadline: fl.deadline,
+    });
     let p = Packet {
         priority,
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
@@ -498,24 +475,15 @@ fn send_data(params: &WindowParams, slot: u32, fl: &mut Flow, seq: u32, fab: &mu
 }
 
 /// MinTCP's probe: one byte of payload; the receiver answers with its cumulative ACK.
-fn send_probe(slot: u32, fl: &mut Flow, fab: &mut Fabric) {
+fn send_probe<C: CongestionControl>(slot: u32, fl: &mut Flow<C>, fab: &mut Fabric) {
     let p = Packet {
-        priority: fl.size_bytes.saturating_sub(fl.snd_una as u64 * MSS_BYTES as u64),
-        ..Packet::new(
-            PacketKind::Probe,
-            fl.id,
-            slot,
-            fl.src,
-            fl.dst,
-            fl.snd_una,
-            HEADER_BYTES + 1,
-            fab.now(),
-        )
+        priority: fl.size_bytes.saturating_sub(fl.snd_una as u64 * crate::units::MSS_BYTES as u64),
+        ..Packet::new(PROBE, fl.id, slot, fl.src, fl.dst, fl.snd_una, HEADER_BYTES + 1, fab.now())
     };
     fab.inject(fl.src, p);
 }
 
-fn on_data(fl: &mut Flow, p: &Packet, fab: &mut Fabric) {
+fn on_data<C: CongestionControl>(fl: &mut Flow<C>, p: &Packet, fab: &mut Fabric) {
     let seq = p.seq;
     let (w, b) = ((seq / 64) as usize, seq % 64);
     if p.kind == PacketKind::Data && seq >= fl.rcv_nxt && fl.received[w] & (1 << b) == 0 {
@@ -544,7 +512,13 @@ fn on_data(fl: &mut Flow, p: &Packet, fab: &mut Fabric) {
 }
 
 /// Handles an ACK at the sender; returns true if the flow is complete.
-fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut Fabric) -> bool {
+fn on_ack<C: CongestionControl>(
+    params: &WindowParams,
+    slot: u32,
+    fl: &mut Flow<C>,
+    p: &Packet,
+    fab: &mut Fabric,
+) -> bool {
     let now = fab.now();
     let ack = p.seq;
     let ece = p.ecn & ecn::ECE != 0;
@@ -570,7 +544,8 @@ fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut
         if fl.snd_nxt < ack {
             fl.snd_nxt = ack; // after go-back-N the receiver may be ahead
         }
-        fl.cc.on_ack_bookkeeping(acked, ece, fl.snd_una, fl.snd_nxt);
+        let ctx = fl.ctx(now);
+        fl.cc.on_ack_bookkeeping(acked, ece, &ctx);
         if fl.in_recovery {
             if ack >= fl.recover {
                 // RFC 6582 §3.2 step 3: full acknowledgement, deflate.
@@ -584,9 +559,9 @@ fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut
             }
         } else {
             fl.dupacks = 0;
-            let cut = ece && fl.cc.on_ece(&mut fl.win, fl.snd_una, fl.snd_nxt);
+            let cut = ece && fl.cc.on_ece(&mut fl.win, &ctx);
             if !cut {
-                fl.cc.on_ack(&mut fl.win, acked);
+                fl.cc.on_ack(&mut fl.win, acked, &ctx);
             }
         }
         if fl.snd_una >= fl.n_pkts {
@@ -599,7 +574,8 @@ fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut
     } else if ack == fl.snd_una && fl.snd_nxt > fl.snd_una {
         fl.dupacks += 1;
         if ece {
-            fl.cc.on_ece(&mut fl.win, fl.snd_una, fl.snd_nxt);
+            let ctx = fl.ctx(now);
+            fl.cc.on_ece(&mut fl.win, &ctx);
         }
         if fl.in_recovery {
             fl.win.cwnd += 1.0; // RFC 6582 §3.2 step 4: inflate per duplicate ACK
@@ -623,42 +599,4 @@ fn on_ack(params: &WindowParams, slot: u32, fl: &mut Flow, p: &Packet, fab: &mut
     }
     pump(params, slot, fl, fab);
     false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::units::BitRate;
-
-    #[test]
-    fn mlfq_tags_follow_the_byte_offset() {
-        // Thresholds α1 = 2 packets, α2 = 4 packets (bytes): offsets 0, 1460, 2920 are in
-        // queue 0 (offset ≤ α1), 4380 and 5840 in queue 1, beyond in queue 2. The tag is a
-        // function of the offset alone, so a retransmission of a packet gets the same tag.
-        let t = [2 * 1460, 4 * 1460];
-        let tags: Vec<u8> = (0..7u64).map(|seq| mlfq_class(&t, seq * 1460)).collect();
-        assert_eq!(tags, vec![0, 0, 0, 1, 1, 2, 2]);
-        assert_eq!(mlfq_class(&[], 1_000_000), 0, "no thresholds: one queue");
-    }
-
-    #[test]
-    fn edf_priority_quenches_hopeless_flows() {
-        let ten = BitRate::from_gbps(10.0);
-        let us = SimTime::from_us;
-        // 10 µs left, 10 000 bytes need 8 µs: the deadline is the priority.
-        assert_eq!(edf_priority(us(100), us(110), 10_000, ten, true), us(110).as_ps());
-        // 20 000 bytes need 16 µs > 10 µs left: lowest.
-        assert_eq!(edf_priority(us(100), us(110), 20_000, ten, true), LOWEST_PRIORITY);
-        // Past the deadline, or none at all: lowest.
-        assert_eq!(edf_priority(us(120), us(110), 1, ten, true), LOWEST_PRIORITY);
-        assert_eq!(edf_priority(us(0), SimTime::MAX, 1, ten, true), LOWEST_PRIORITY);
-        // An earlier deadline is more urgent.
-        assert!(
-            edf_priority(us(0), us(50), 1000, ten, true)
-                < edf_priority(us(0), us(60), 1000, ten, true)
-        );
-        // Without quenching, a hopeless flow keeps its deadline.
-        assert_eq!(edf_priority(us(120), us(110), 1, ten, false), us(110).as_ps());
-        assert_eq!(edf_priority(us(0), SimTime::MAX, 1, ten, false), LOWEST_PRIORITY);
-    }
 }

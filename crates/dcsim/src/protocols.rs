@@ -1,0 +1,43 @@
+//! The protocol registry: the one list of dcsim's protocols.
+//!
+//! Each line gives the protocol's variant, its `transport.protocol` name, and its module's
+//! definition type (a [`crate::transport::Protocol`] in `transport/<module>.rs`), with a doc
+//! line. The spec's protocol choice (names, parsing, documentation) and the transport
+//! dispatch are generated from this list; nothing else lists protocols. Adding a protocol is
+//! its module plus one line here (see `crates/README.md`, "Adding a protocol").
+//!
+//! This module imports nothing: [`for_each_protocol!`] hands the list to a macro of the
+//! caller's, so the spec and the transports can both derive from it without importing each
+//! other.
+
+/// Calls `$callback! { … }` with the registry's list.
+macro_rules! for_each_protocol {
+    ($callback:ident) => {
+        $callback! {
+            /// DCTCP over DropTail with ECN marking (see `[dctcp]`).
+            Dctcp = "dctcp" => dctcp::DctcpProtocol,
+            /// TCP NewReno over DropTail.
+            Tcp = "tcp" => tcp::TcpProtocol,
+            /// pFabric: priority-dropping switches with MinTCP or LineRate (see `[pfabric]`).
+            Pfabric = "pfabric" => pfabric::PfabricProtocol,
+            /// Ideal: flow-level end-to-end SRPT over the same flows (pFabric HotNets'12 §3).
+            Ideal = "ideal" => ideal::IdealProtocol,
+            /// pHost: receiver-driven tokens (see `[phost]`).
+            Phost = "phost" => phost::PhostProtocol,
+            /// Fastpass: a centralised arbiter schedules every packet (see `[fastpass]`).
+            Fastpass = "fastpass" => fastpass::FastpassProtocol,
+            /// PIAS: MLFQ tagging by bytes sent, strict-priority queues with ECN, DCTCP (see
+            /// `[pias]`).
+            Pias = "pias" => pias::PiasProtocol,
+            /// LAS: pFabric's priority-dropping switch keyed by bytes sent, MinTCP hosts (see
+            /// `[pfabric]` for the host and buffer settings).
+            Las = "las" => las::LasProtocol,
+            /// L2DCT: DCTCP with size-aware weights from bytes sent (see `[dctcp]`).
+            L2dct = "l2dct" => l2dct::L2dctProtocol,
+            /// D2TCP: DCTCP whose back-off depends on deadline imminence (see `[dctcp]`).
+            D2tcp = "d2tcp" => d2tcp::D2tcpProtocol,
+        }
+    };
+}
+
+pub(crate) use for_each_protocol;
