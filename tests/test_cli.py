@@ -198,3 +198,31 @@ def test_thresholds_rejects_bad_input(args):
     p = dcsim_cli("thresholds", *args)
     assert p.returncode == 2 and p.stderr.startswith("error: ") and "Traceback" not in p.stderr, (p.stdout, p.stderr)
 
+
+
+def test_schema_is_generated_from_the_resolver():
+    """`dcsim schema` prints a JSON Schema whose defaults are what an empty spec resolves to."""
+    import json
+
+    from dcsim.cli import main
+    from dcsim.spec import resolve
+
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["schema"]) == 0
+    schema = json.loads(buf.getvalue())
+    resolved = json.loads(resolve({}).json)
+    for section, props in schema["properties"].items():
+        if props.get("type") != "object":
+            assert props["default"] == resolved[section], section
+            continue
+        for key, field in props["properties"].items():
+            if field.get("type") == "object":
+                continue
+            if key in ("thresholds", "dupack_threshold", "max_window_pkts"):
+                continue  # resolved to a derived value, not the default
+            assert field["default"] == resolved[section][key], f"{section}.{key}"
+    assert "d2tcp" in schema["properties"]["transport"]["properties"]["protocol"]["enum"]

@@ -6,6 +6,7 @@ __all__ = [
     "resolve_spec",
     "run_spec",
     "version",
+    "spec_schema",
     "named_workloads",
     "thresholds",
     "threshold_fctn",
@@ -31,6 +32,9 @@ def run_spec(
 
 def version() -> str:
     """The core's version."""
+
+def spec_schema() -> str:
+    """The JSON Schema (draft 2020-12) of a run spec, generated from the resolver's fields."""
 
 def named_workloads() -> list[str]:
     """Names of the shipped flow-size distributions."""

@@ -105,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--rate-gbps", type=float, default=10.0, help="link rate that converts --base-rtt-us to bytes (default 10)")
 
+    sub.add_parser(
+        "schema", help="print the JSON Schema of a run spec (for editor completion and validation)"
+    )
+
     p = sub.add_parser("gallery", help="collect reproduced figures into docs/figures.md")
     p.add_argument("--results", default="results")
     p.add_argument("--docs", default="docs")
@@ -214,6 +218,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"M/G/1 model mean normalized FCT (as flow-size classes{with_base}): {model:.4f}")
             section = "pias" if pias else "pfabric"
             print(f"spec: [{section}] queues = {args.queues}, thresholds = [{', '.join(str(round(x)) for x in t)}]")
+            return 0
+        if args.command == "schema":
+            from . import _dcsim
+
+            print(_dcsim.spec_schema())
             return 0
         if args.command == "gallery":
             from . import reproduce as rep

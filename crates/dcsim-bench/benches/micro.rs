@@ -90,7 +90,7 @@ fn event_queue(c: &mut Criterion) {
 fn packet(pool: &mut PacketPool, i: u32) -> u32 {
     pool.alloc(Packet {
         ecn: 1,
-        ..Packet::new(PacketKind::Data, i, i, 0, 1, 0, 1500, SimTime::ZERO)
+        ..Packet::new(PacketKind::DATA, i, i, 0, 1, 0, 1500, SimTime::ZERO)
     })
 }
 

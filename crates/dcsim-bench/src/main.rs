@@ -34,7 +34,7 @@ fn main() {
         }
         _ => (DEFAULT_SPEC.to_string(), &args[..]),
     };
-    let spec = dcsim::config::spec_with_overrides(&text, overrides)
+    let spec = dcsim::spec::spec_with_overrides(&text, overrides)
         .unwrap_or_else(|e| panic!("bad spec: {e}"));
     let label = format!(
         "{:?} {:?} load {} flows {}",

@@ -18,7 +18,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let spec = match dcsim::config::spec_with_overrides(&text, &args[1..]) {
+    let spec = match dcsim::spec::spec_with_overrides(&text, &args[1..]) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}");

@@ -18,14 +18,52 @@ create_exception!(
     "A spec the simulator cannot run; the message names the field."
 );
 
-fn spec_err(e: SpecError) -> PyErr {
-    InvalidSpec::new_err((e.to_string(), e.path.clone(), e.message.clone()))
+/// Every error the core hands to Python, converted in one place: a bad spec or argument is
+/// `InvalidSpec(message, field, detail)`, an interrupted run `KeyboardInterrupt`.
+#[derive(Debug)]
+enum CoreError {
+    Spec(SpecError),
+    Run(RunError),
+}
+
+impl From<SpecError> for CoreError {
+    fn from(e: SpecError) -> Self {
+        CoreError::Spec(e)
+    }
+}
+
+impl From<RunError> for CoreError {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::Spec(e) => CoreError::Spec(e),
+            e => CoreError::Run(e),
+        }
+    }
+}
+
+impl From<CoreError> for PyErr {
+    fn from(e: CoreError) -> PyErr {
+        match e {
+            CoreError::Spec(e) => InvalidSpec::new_err((e.to_string(), e.path.clone(), e.message)),
+            CoreError::Run(RunError::Interrupted(t)) => {
+                pyo3::exceptions::PyKeyboardInterrupt::new_err(format!(
+                    "run interrupted at simulated time {t}"
+                ))
+            }
+            CoreError::Run(e) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
+        }
+    }
+}
+
+/// An argument error, raised as `InvalidSpec` naming the argument.
+fn bad_arg(name: &str, message: String) -> PyErr {
+    CoreError::Spec(SpecError::new(name, message)).into()
 }
 
 /// Resolves a spec given as JSON text. Returns `(resolved_toml, resolved_json)`.
 #[pyfunction]
 fn resolve_spec(spec_json: &str) -> PyResult<(String, String)> {
-    let spec = Spec::from_json_str(spec_json).map_err(spec_err)?;
+    let spec = Spec::from_json_str(spec_json).map_err(CoreError::from)?;
     Ok((spec.to_toml_string(), spec.to_json_string()))
 }
 
@@ -84,8 +122,8 @@ fn run_spec<'py>(
     spec_json: &str,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<(String, Bound<'py, PyDict>)> {
-    let spec = Spec::from_json_str(spec_json).map_err(spec_err)?;
-    let sim = Simulation::new(spec).map_err(spec_err)?;
+    let spec = Spec::from_json_str(spec_json).map_err(CoreError::from)?;
+    let sim = Simulation::new(spec).map_err(CoreError::from)?;
     let mut pending: Option<PyErr> = None;
     let result = py.detach(|| {
         sim.run(&mut |p| {
@@ -120,25 +158,15 @@ fn run_spec<'py>(
             let summary = serde_json::to_string(&out.summary).expect("summary serializes");
             Ok((summary, columns(py, &out.records)?))
         }
-        Err(RunError::Interrupted(t)) => Err(pending.unwrap_or_else(|| {
-            pyo3::exceptions::PyKeyboardInterrupt::new_err(format!(
-                "run interrupted at simulated time {t}"
-            ))
-        })),
-        Err(RunError::Spec(e)) => Err(spec_err(e)),
-        Err(e) => Err(pyo3::exceptions::PyRuntimeError::new_err(e.to_string())),
+        // A callback's own exception (or Ctrl-C) takes precedence over the interruption.
+        Err(e) => Err(pending.unwrap_or_else(|| CoreError::from(e).into())),
     }
 }
 
 fn size_dist(workload: &str) -> PyResult<dcsim::thresholds::SizeDist> {
-    let text = match dcsim::workload::named_cdf(workload) {
-        Some(t) => t.to_string(),
-        None => std::fs::read_to_string(workload).map_err(|e| {
-            InvalidSpec::new_err((format!("`workload`: \"{workload}\" is neither websearch, datamining, imc10 nor a readable CDF file: {e}"), "workload".to_string(), e.to_string()))
-        })?,
-    };
-    let cdf = dcsim::workload::Cdf::parse(&text, workload).map_err(|e| {
-        InvalidSpec::new_err((format!("`workload`: {e}"), "workload".to_string(), e.clone()))
+    let is_file = dcsim::cdf::named_cdf(workload).is_none();
+    let cdf = dcsim::cdf::load(workload, is_file).map_err(|e| {
+        bad_arg("workload", format!("\"{workload}\" is neither websearch, datamining, imc10 nor a readable CDF file: {e}"))
     })?;
     Ok(dcsim::thresholds::SizeDist::from_cdf(&cdf))
 }
@@ -148,11 +176,23 @@ fn check_base_bytes(base_bytes: f64) -> PyResult<()> {
     if base_bytes >= 0.0 && base_bytes.is_finite() {
         return Ok(());
     }
-    Err(InvalidSpec::new_err((
-        format!("`base_bytes`: {base_bytes} must be a finite number >= 0"),
-        "base_bytes".to_string(),
-        String::new(),
-    )))
+    Err(bad_arg("base_bytes", format!("{base_bytes} must be a finite number >= 0")))
+}
+
+/// A load must be in (0, 1).
+fn check_load(load: f64) -> PyResult<()> {
+    if load > 0.0 && load < 1.0 {
+        return Ok(());
+    }
+    Err(bad_arg("load", format!("{load} must be > 0 and < 1")))
+}
+
+/// A queue count must be in 1..=64.
+fn check_queues(queues: usize) -> PyResult<()> {
+    if (1..=64).contains(&queues) {
+        return Ok(());
+    }
+    Err(bad_arg("queues", format!("{queues} must be between 1 and 64")))
 }
 
 /// Few-queue thresholds (bytes) for `queues` queues: `method` is "mg1" (the SIGCOMM'13 §6.1
@@ -170,30 +210,14 @@ fn thresholds(
     base_bytes: f64,
 ) -> PyResult<Vec<f64>> {
     check_base_bytes(base_bytes)?;
-    if !(load > 0.0 && load < 1.0) {
-        return Err(InvalidSpec::new_err((
-            format!("`load`: {load} must be > 0 and < 1"),
-            "load".to_string(),
-            String::new(),
-        )));
-    }
-    if !(1..=64).contains(&queues) {
-        return Err(InvalidSpec::new_err((
-            format!("`queues`: {queues} must be between 1 and 64"),
-            "queues".to_string(),
-            String::new(),
-        )));
-    }
+    check_load(load)?;
+    check_queues(queues)?;
     if method == "pias-table" {
         let t = dcsim::thresholds::pias_table_pkts(workload, load).filter(|_| queues == 8);
         return t
             .map(|t| t.iter().map(|&p| (p * dcsim::units::MSS_BYTES as u64) as f64).collect())
             .ok_or_else(|| {
-                InvalidSpec::new_err((
-                    format!("`method`: the PIAS authors' table covers 8 queues for websearch and datamining at loads 0.5-0.9, not {queues} queues, {workload} at {load}"),
-                    "method".to_string(),
-                    String::new(),
-                ))
+                bad_arg("method", format!("the PIAS authors' table covers 8 queues for websearch and datamining at loads 0.5-0.9, not {queues} queues, {workload} at {load}"))
             });
     }
     let d = size_dist(workload)?;
@@ -201,18 +225,19 @@ fn thresholds(
         "mg1" => Ok(dcsim::thresholds::optimise(&d, load, base_bytes, queues)),
         "equal-split" => Ok(dcsim::thresholds::equal_split(&d, queues)),
         "pias" => Ok(dcsim::thresholds::pias_closed_form(&d, load, queues)),
-        other => Err(InvalidSpec::new_err((
-            format!("`method`: \"{other}\" is not one of \"mg1\", \"equal-split\", \"pias\", \"pias-table\""),
-            "method".to_string(),
-            String::new(),
-        ))),
+        other => Err(bad_arg(
+            "method",
+            format!("\"{other}\" is not one of \"mg1\", \"equal-split\", \"pias\", \"pias-table\""),
+        )),
     }
 }
 
 /// PIAS §3.3: the share of flows each of `queues` MLFQ levels serves at `load` (sums to 1).
 #[pyfunction]
-fn pias_shares(load: f64, queues: usize) -> Vec<f64> {
-    dcsim::thresholds::pias_shares(load, queues)
+fn pias_shares(load: f64, queues: usize) -> PyResult<Vec<f64>> {
+    check_load(load)?;
+    check_queues(queues)?;
+    Ok(dcsim::thresholds::pias_shares(load, queues))
 }
 
 /// The M/G/1 model's mean normalized FCT for `thresholds` (bytes, increasing) at `load`, with
@@ -226,7 +251,17 @@ fn threshold_fctn(
     base_bytes: f64,
 ) -> PyResult<f64> {
     check_base_bytes(base_bytes)?;
+    check_load(load)?;
+    if thresholds.iter().any(|t| !t.is_finite()) || !thresholds.windows(2).all(|w| w[0] < w[1]) {
+        return Err(bad_arg("thresholds", format!("{thresholds:?} must be finite and increasing")));
+    }
     Ok(dcsim::thresholds::fctn(&size_dist(workload)?, load, base_bytes, &thresholds))
+}
+
+/// The JSON Schema of a run spec (draft 2020-12), generated from the resolver's fields.
+#[pyfunction]
+fn spec_schema() -> String {
+    serde_json::to_string_pretty(&dcsim::spec::schema::json_schema()).expect("a schema serializes")
 }
 
 /// The dcsim core version.
@@ -238,7 +273,7 @@ fn version() -> &'static str {
 /// Names of the shipped flow-size distributions.
 #[pyfunction]
 fn named_workloads() -> Vec<&'static str> {
-    dcsim::config::NAMED_CDFS.to_vec()
+    dcsim::cdf::NAMED_CDFS.to_vec()
 }
 
 /// The Python module.
@@ -247,6 +282,7 @@ fn _dcsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_spec, m)?)?;
     m.add_function(wrap_pyfunction!(run_spec, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(spec_schema, m)?)?;
     m.add_function(wrap_pyfunction!(named_workloads, m)?)?;
     m.add_function(wrap_pyfunction!(thresholds, m)?)?;
     m.add_function(wrap_pyfunction!(pias_shares, m)?)?;

@@ -9,6 +9,7 @@
 
 use crate::packet::{Packet, PacketId, PacketPool};
 use crate::queue::{HopKind, Offer};
+use crate::streams::Stream;
 use crate::topology::{Balancer, Network};
 use dcsim_engine::{Rng, Scheduler, SimTime};
 
@@ -89,8 +90,9 @@ pub struct Fabric {
 
 impl Fabric {
     /// A fabric over `net`; `seed` feeds the load balancer and queue tie-break streams.
-    pub fn new(net: Network, lb: crate::config::LoadBalancing, seed: u64) -> Self {
-        let balancer = Balancer::new(lb, net.n_hosts(), net.n_nodes(), Rng::stream(seed, 10));
+    pub fn new(net: Network, lb: crate::spec::LoadBalancing, seed: u64) -> Self {
+        let balancer =
+            Balancer::new(lb, net.n_hosts(), net.n_nodes(), Stream::LoadBalancer.rng(seed));
         // Most events are a packet reaching the next node; the latest such event is one that
         // waits behind a full buffer. Size the event queue's near-future wheel to cover that
         // (rounded up to a power of two), so almost nothing goes to its far-future heap.
@@ -109,7 +111,7 @@ impl Fabric {
             pool: PacketPool::new(),
             net,
             balancer,
-            queue_rng: Rng::stream(seed, 11),
+            queue_rng: Stream::QueueTieBreaks.rng(seed),
             counters: PacketCounters::default(),
             losses: Vec::new(),
         }

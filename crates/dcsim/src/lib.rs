@@ -12,7 +12,8 @@
 //!             (queue discipline + serialization)    (routing + load balancing)
 //!   metrics:  per-flow records (FCT, ideal FCT, slowdown) ─► summary
 //! ```
-//! * [`config`]: the spec, resolved and validated once.
+//! * [`spec`]: the spec, resolved and validated once (one file per section).
+//! * [`cdf`]: flow-size CDFs; [`trace`]: flow traces (leaves the spec can read).
 //! * [`topology`]: leaf-spine, fat-tree, star, dumbbell; routes computed by BFS.
 //! * [`queue`]: the [`queue::Port`] shell and its disciplines.
 //! * [`fabric`]: forwarding and the event types.
@@ -34,7 +35,7 @@
 //!
 //! ## Example
 //! ```
-//! use dcsim::{config::Spec, sim::Simulation};
+//! use dcsim::{spec::Spec, sim::Simulation};
 //! let spec = Spec::from_toml_str(r#"
 //!     [topology]
 //!     kind = "star"
@@ -49,7 +50,8 @@
 //! ```
 #![warn(missing_docs)]
 
-pub mod config;
+pub mod cdf;
+pub mod choice;
 pub mod error;
 pub mod fabric;
 pub mod flow_level;
@@ -58,12 +60,15 @@ pub mod packet;
 mod protocols;
 pub mod queue;
 pub mod sim;
+pub mod spec;
+pub mod streams;
 pub mod thresholds;
 pub mod topology;
+pub mod trace;
 pub mod transport;
 pub mod units;
 pub mod workload;
 
-pub use config::Spec;
 pub use error::{RunError, SpecError};
 pub use sim::{Progress, RunOutput, Simulation};
+pub use spec::Spec;

@@ -10,16 +10,38 @@ use dcsim_engine::SimTime;
 pub type PacketId = u32;
 
 /// What a packet is: data, an acknowledgement, or a control packet whose meaning belongs to
-/// the run's protocol (each protocol module names its own codes, e.g. pHost's RTS and token;
-/// one run has one protocol, so codes of different protocols never meet).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum PacketKind {
+/// the run's protocol (each protocol module names its own codes with
+/// [`PacketKind::control`], e.g. pHost's RTS and token; one run has one protocol, so codes of
+/// different protocols never meet). One byte, compared as an integer on the hot path.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub struct PacketKind(u8);
+
+impl PacketKind {
     /// A data segment carrying part of a flow.
-    Data,
+    pub const DATA: PacketKind = PacketKind(0);
     /// A (cumulative) acknowledgement.
-    Ack,
-    /// A protocol-owned control packet, by the protocol's code.
-    Control(u8),
+    pub const ACK: PacketKind = PacketKind(1);
+
+    /// The run's protocol's control packet number `code` (0-253).
+    pub const fn control(code: u8) -> PacketKind {
+        assert!(code <= 253, "control codes are 0-253");
+        PacketKind(code + 2)
+    }
+
+    /// The protocol's control code, for a control packet.
+    pub fn control_code(self) -> Option<u8> {
+        self.0.checked_sub(2)
+    }
+}
+
+impl std::fmt::Debug for PacketKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (*self, self.control_code()) {
+            (PacketKind::DATA, _) => write!(f, "Data"),
+            (PacketKind::ACK, _) => write!(f, "Ack"),
+            (_, code) => write!(f, "Control({})", code.unwrap_or_default()),
+        }
+    }
 }
 
 /// ECN codepoints and the echo flag, as bits.
@@ -102,7 +124,7 @@ impl Packet {
     /// True for header-only control packets (ACKs and the like).
     #[inline]
     pub fn is_control(&self) -> bool {
-        self.kind != PacketKind::Data
+        self.kind != PacketKind::DATA
     }
 }
 

@@ -2,11 +2,11 @@
 //! the event loop until every flow has finished (or the time limit, or with
 //! `stop_when = "n-finished"` the `flows`-th completion).
 
-use crate::config::{Spec, StopWhen};
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric};
 use crate::metrics::{ideal_fct, summarize, FlowRecords, Hop, RunCounters, Summary};
 use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
+use crate::spec::{Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
 use crate::transport::{AnyHost, Completion, HostTransport, Model, QueuePlan};
 use crate::workload::{FlowArrival, Generator};

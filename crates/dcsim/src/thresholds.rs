@@ -28,8 +28,8 @@
 //! fabric's base RTT the model puts the 80 % optimum where the paper reports it
 //! (`docs/thresholds.md`).
 
+use crate::cdf::Cdf;
 use crate::units::MSS_BYTES;
-use crate::workload::Cdf;
 
 /// A flow-size distribution as atoms and uniform segments, sizes in bytes.
 #[derive(Debug, Clone)]
@@ -235,7 +235,7 @@ pub fn optimise(d: &SizeDist, load: f64, base: f64, queues: usize) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::named_cdf;
+    use crate::cdf::named_cdf;
 
     fn websearch() -> SizeDist {
         SizeDist::from_cdf(&Cdf::parse(named_cdf("websearch").unwrap(), "websearch").unwrap())

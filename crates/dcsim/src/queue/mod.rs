@@ -469,7 +469,7 @@ mod tests {
     pub(crate) fn pkt(pool: &mut PacketPool, size: u32, ecn_bits: u8) -> PacketId {
         pool.alloc(Packet {
             ecn: ecn_bits,
-            ..Packet::new(PacketKind::Data, 0, 0, 0, 1, 0, size, SimTime::ZERO)
+            ..Packet::new(PacketKind::DATA, 0, 0, 0, 1, 0, size, SimTime::ZERO)
         })
     }
 

@@ -170,7 +170,7 @@ mod tests {
     fn pkt(pool: &mut PacketPool, flow: u32, seq: u32, priority: u64, size: u32) -> PacketId {
         pool.alloc(Packet {
             priority,
-            ..Packet::new(PacketKind::Data, flow, flow, 0, 1, seq, size, SimTime::ZERO)
+            ..Packet::new(PacketKind::DATA, flow, flow, 0, 1, seq, size, SimTime::ZERO)
         })
     }
 

@@ -109,7 +109,7 @@ mod tests {
     fn pkt(pool: &mut PacketPool, class: u8) -> PacketId {
         pool.alloc(Packet {
             class,
-            ..Packet::new(PacketKind::Data, 0, 0, 0, 1, 0, 1500, SimTime::ZERO)
+            ..Packet::new(PacketKind::DATA, 0, 0, 0, 1, 0, 1500, SimTime::ZERO)
         })
     }
 

@@ -2,7 +2,7 @@
 //! (at the core rate). Hosts `0..n` are on the left, `n..2n` on the right.
 
 use super::Builder;
-use crate::config::TopologySpec;
+use crate::spec::TopologySpec;
 use dcsim_engine::SimTime;
 
 pub(super) fn build(b: &mut Builder, s: &TopologySpec) {

@@ -2,7 +2,7 @@
 //! switches, (k/2)² core switches, k³/4 hosts. k = 6 is the pFabric HotNets'12 54-host fabric.
 
 use super::Builder;
-use crate::config::TopologySpec;
+use crate::spec::TopologySpec;
 use dcsim_engine::SimTime;
 
 pub(super) fn build(b: &mut Builder, s: &TopologySpec) {

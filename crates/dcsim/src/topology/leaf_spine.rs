@@ -2,7 +2,7 @@
 //! The papers' default is 9 × 16 hosts, 4 spines, 10/40 Gbps (reference §1.1).
 
 use super::Builder;
-use crate::config::TopologySpec;
+use crate::spec::TopologySpec;
 use dcsim_engine::SimTime;
 
 pub(super) fn build(b: &mut Builder, s: &TopologySpec) {

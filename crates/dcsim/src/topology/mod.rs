@@ -12,8 +12,8 @@ mod fat_tree;
 mod leaf_spine;
 mod star;
 
-use crate::config::{LoadBalancing, TopologyKind, TopologySpec};
 use crate::queue::{EcnMarking, HopKind, Port, PortQueue};
+use crate::spec::{LoadBalancing, TopologyKind, TopologySpec};
 use crate::units::BitRate;
 use dcsim_engine::{Rng, SimTime};
 
@@ -99,7 +99,7 @@ impl Builder {
         let n_hosts = self.kinds.iter().filter(|k| **k == NodeKind::Host).count() as u32;
         let mut adjacency: Vec<Vec<u32>> = vec![Vec::new(); n_nodes];
         let host_delay = SimTime::from_ns(spec.host_delay_ns);
-        let cut_through = spec.switching == crate::config::Switching::CutThrough;
+        let cut_through = spec.switching == crate::spec::Switching::CutThrough;
         // Node ids that have a host neighbour: edge (ToR) switches.
         let mut is_edge = vec![false; n_nodes];
         for l in &self.links {
@@ -366,8 +366,8 @@ impl Balancer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Spec;
     use crate::queue::DropTail;
+    use crate::spec::Spec;
 
     fn net(kind: &str, extra: &str) -> Network {
         let spec = Spec::from_toml_str(&format!("[topology]\nkind = \"{kind}\"\n{extra}")).unwrap();

@@ -1,7 +1,7 @@
 //! A single switch with `hosts` hosts: the simplest fabric, and the testbed of the PIAS paper.
 
 use super::Builder;
-use crate::config::TopologySpec;
+use crate::spec::TopologySpec;
 use dcsim_engine::SimTime;
 
 pub(super) fn build(b: &mut Builder, s: &TopologySpec) {

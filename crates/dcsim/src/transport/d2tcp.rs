@@ -20,7 +20,7 @@
 use super::dctcp::{dctcp_ports, Dctcp};
 use super::window::{CongestionControl, FlowCtx, Window, WindowParams, WindowTransport};
 use super::{Parts, Protocol};
-use crate::config::Spec;
+use crate::spec::Spec;
 use crate::units::MSS_BYTES;
 use dcsim_engine::SimTime;
 

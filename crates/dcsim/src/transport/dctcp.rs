@@ -6,8 +6,8 @@
 
 use super::window::{CongestionControl, FlowCtx, Window, WindowParams, WindowTransport};
 use super::{Parts, PortPlan, Protocol};
-use crate::config::Spec;
 use crate::queue::EcnMarking;
+use crate::spec::Spec;
 
 /// DCTCP sender state.
 #[derive(Clone, Debug)]

@@ -28,10 +28,10 @@
 //! carries the flow's id or generation, so a late one for a reused slot is ignored.
 
 use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
-use crate::config::{FastpassPolicy, Spec};
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind};
 use crate::queue::EcnMarking;
+use crate::spec::{FastpassPolicy, Spec};
 use crate::units::{Bytes, CONTROL_BYTES, MTU_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
@@ -39,10 +39,10 @@ use std::collections::VecDeque;
 
 /// Request: a source tells the arbiter how many packets a flow needs (header word
 /// [`COUNT`]; [`FINISHED`] when it is done).
-pub const RTS: PacketKind = PacketKind::Control(0);
+pub const RTS: PacketKind = PacketKind::control(0);
 /// Schedule: the arbiter tells a source which flow sends in which timeslot of an epoch
 /// (`seq` names the schedule message).
-pub const SCHEDULE: PacketKind = PacketKind::Control(1);
+pub const SCHEDULE: PacketKind = PacketKind::control(1);
 
 /// Header word of an RTS: the packets requested.
 const COUNT: usize = 0;
@@ -265,10 +265,10 @@ impl HostTransport for FastpassTransport {
         }
         match p.kind {
             RTS => self.on_rts(&p, fab),
-            PacketKind::Data => {
+            PacketKind::DATA => {
                 // The destination ACKs every data packet.
                 let ack = Packet::new(
-                    PacketKind::Ack,
+                    PacketKind::ACK,
                     fl.id,
                     p.slot,
                     fl.dst,
@@ -279,7 +279,7 @@ impl HostTransport for FastpassTransport {
                 );
                 fab.inject(fl.dst, ack);
             }
-            PacketKind::Ack => {
+            PacketKind::ACK => {
                 if !fl.sending || fl.is_acked(p.seq) {
                     return None;
                 }
@@ -300,7 +300,7 @@ impl HostTransport for FastpassTransport {
                     return Some(done);
                 }
             }
-            PacketKind::Control(_) => {}
+            _ => {}
         }
         None
     }
@@ -534,7 +534,7 @@ impl FastpassTransport {
             priority: 1,
             retransmit: fl.packets_sent > fl.n_pkts,
             ..Packet::new(
-                PacketKind::Data,
+                PacketKind::DATA,
                 fl.id,
                 slot,
                 fl.src,

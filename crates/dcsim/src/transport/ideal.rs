@@ -5,9 +5,9 @@
 
 use super::pfabric::pfabric_ports;
 use super::{Completion, HostTransport, Model, Parts, Protocol};
-use crate::config::Spec;
 use crate::fabric::Fabric;
 use crate::packet::PacketId;
+use crate::spec::Spec;
 use crate::workload::FlowArrival;
 
 /// The hosts of a flow-level run: they never see a packet or an event.

@@ -6,7 +6,7 @@
 use super::pfabric::{pfabric_hosts, pfabric_ports, PfabricRate};
 use super::window::{ClassTag, PriorityTag, Tagger, WindowTransport};
 use super::{Parts, Protocol};
-use crate::config::Spec;
+use crate::spec::Spec;
 
 /// `transport.protocol = "las"`.
 #[derive(Debug)]

@@ -9,7 +9,7 @@
 //!
 //! Host transports implement [`HostTransport`]. They own their events ([`TransportEvent`],
 //! declared with [`transport_events!`]) and their control packet kinds
-//! ([`crate::packet::PacketKind::Control`]) and header words. Window protocols share one
+//! ([`crate::packet::PacketKind::control`]) and header words. Window protocols share one
 //! mechanism ([`window`]) and differ by their congestion-control policy and packet tagger;
 //! receiver-driven ones (pHost, Fastpass) are mechanisms of their own. Dispatch is by `match`
 //! over [`AnyHost`] and, inside the window mechanism, static (generic over the policy): never a
@@ -27,10 +27,10 @@ pub mod pias;
 pub mod tcp;
 pub mod window;
 
-use crate::config::{Protocol as ProtocolChoice, Spec};
 use crate::fabric::{Event, Fabric};
 use crate::packet::PacketId;
 use crate::queue::EcnMarking;
+use crate::spec::{Protocol as ProtocolChoice, Spec};
 use crate::workload::FlowArrival;
 
 /// A flow finished: what the records need.

@@ -22,8 +22,8 @@ use super::window::{
     WindowTransport,
 };
 use super::{Parts, PortPlan, Protocol, QueuePlan};
-use crate::config::{ClassifyBy, DupAckThreshold, PriorityKey, RateControl, RtoMode, Spec};
 use crate::queue::EcnMarking;
+use crate::spec::{ClassifyBy, DupAckThreshold, PriorityKey, RateControl, RtoMode, Spec};
 use dcsim_engine::SimTime;
 
 /// MinTCP: TCP's growth and timeout response, nothing else (the mechanism's settings do the

@@ -27,20 +27,20 @@
 //! public code's (reference §3.3).
 
 use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
-use crate::config::{PhostPolicy, Spec};
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind};
 use crate::queue::EcnMarking;
+use crate::spec::{PhostPolicy, Spec};
 use crate::units::{BitRate, CONTROL_BYTES, MTU_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
 
 /// Request-to-send: a new flow announces itself to its destination. Header: the flow's free
 /// tokens, its size in packets.
-pub const RTS: PacketKind = PacketKind::Control(0);
+pub const RTS: PacketKind = PacketKind::control(0);
 /// Token: the destination grants the source one packet (`seq`). Header: the token's sequence
 /// number, the packets the destination still misses (the source's SRPT key).
-pub const TOKEN: PacketKind = PacketKind::Control(1);
+pub const TOKEN: PacketKind = PacketKind::control(1);
 
 /// Header word of a token (and of the data packet that used it): the token's sequence number;
 /// of an RTS: the flow's free tokens.
@@ -302,7 +302,7 @@ impl HostTransport for PhostTransport {
         let now = fab.now();
         match p.kind {
             RTS => self.know(p.slot, p.header[TOKEN_SEQ], fab),
-            PacketKind::Data => {
+            PacketKind::DATA => {
                 let free = self.free_tokens(self.flows[p.slot as usize].n_pkts);
                 self.know(p.slot, free, fab);
                 let fl = &mut self.flows[p.slot as usize];
@@ -311,7 +311,7 @@ impl HostTransport for PhostTransport {
                     fl.received[(p.seq / 64) as usize] |= 1 << (p.seq % 64);
                     fl.received_count += 1;
                     if fl.received_count == fl.n_pkts {
-                        let ack = control(PacketKind::Ack, p.slot, fl, fl.dst, fl.src, now);
+                        let ack = control(PacketKind::ACK, p.slot, fl, fl.dst, fl.src, now);
                         let dst = fl.dst;
                         self.hosts[dst as usize].receiving.retain(|&s| s != p.slot);
                         fab.inject(dst, ack);
@@ -327,7 +327,7 @@ impl HostTransport for PhostTransport {
                 let src = fl.src;
                 self.wake_sender(src, now, fab);
             }
-            PacketKind::Ack => {
+            PacketKind::ACK => {
                 let fl = &mut self.flows[p.slot as usize];
                 let done = Completion {
                     flow: fl.id,
@@ -341,7 +341,7 @@ impl HostTransport for PhostTransport {
                 self.free.push(p.slot);
                 return Some(done);
             }
-            PacketKind::Control(_) => {}
+            _ => {}
         }
         None
     }
@@ -421,7 +421,7 @@ impl PhostTransport {
             priority,
             header: [t.token_seq, 0],
             retransmit: fl.packets_sent > fl.n_pkts,
-            ..Packet::new(PacketKind::Data, fl.id, slot, fl.src, fl.dst, t.data_seq, size, now)
+            ..Packet::new(PacketKind::DATA, fl.id, slot, fl.src, fl.dst, t.data_seq, size, now)
         };
         let tenant = fl.tenant;
         fab.inject(host, data);

@@ -12,8 +12,8 @@
 use super::dctcp::Dctcp;
 use super::window::{ClassTag, PriorityTag, Tagger, WindowParams, WindowTransport};
 use super::{Parts, PortPlan, Protocol, QueuePlan};
-use crate::config::{PiasEcn, Spec};
 use crate::queue::EcnMarking;
+use crate::spec::{PiasEcn, Spec};
 
 /// `transport.protocol = "pias"`.
 #[derive(Debug)]

@@ -4,8 +4,8 @@
 
 use super::window::{CongestionControl, WindowParams, WindowTransport};
 use super::{Parts, PortPlan, Protocol};
-use crate::config::Spec;
 use crate::queue::EcnMarking;
+use crate::spec::Spec;
 
 /// NewReno: slow start, congestion avoidance, halving on fast retransmit, cwnd = 1 on timeout.
 #[derive(Clone, Debug, Default)]

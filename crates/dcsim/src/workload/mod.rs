@@ -7,13 +7,14 @@
 //! counting a 40-byte header per 1460 bytes of payload,
 //! λ_host = C·ρ / (E[S]·8·1500/1460).
 
-mod cdf;
-pub mod trace;
+mod sizes;
 
-pub use cdf::{named_cdf, Cdf, FlowSizeSampler};
+pub use sizes::FlowSizeSampler;
 
-use crate::config::{Matrix, Spec};
 use crate::error::SpecError;
+use crate::spec::{Matrix, Spec};
+use crate::streams::Stream;
+use crate::trace;
 use crate::units::{HEADER_BYTES, MSS_BYTES};
 use dcsim_engine::{Rng, SimTime};
 use std::collections::VecDeque;
@@ -156,7 +157,7 @@ impl Generator {
                 .collect()
         };
         let bps = spec.topology.host_link_gbps * 1e9;
-        let mut rng_pair = Rng::stream(spec.seed, 3);
+        let mut rng_pair = Stream::HostPairs.rng(spec.seed);
         let (source, mean_gap_s, limit) = match &w.matrix {
             Matrix::AllToAll => (
                 Source::Poisson { permutation: None, to: None },
@@ -200,30 +201,30 @@ impl Generator {
             }
         };
         // Run until `flows` have finished: the arrivals never run out (the simulation stops).
-        let n_finished = w.stop_when == crate::config::StopWhen::NFinished;
+        let n_finished = w.stop_when == crate::spec::StopWhen::NFinished;
         let (limit, target) = if n_finished { (u64::MAX, limit) } else { (limit, limit) };
         Ok(Generator {
             source,
             sizes,
             tenant_cdf,
-            rng_tenant: Rng::stream(spec.seed, 5),
-            at_start: w.arrivals == crate::config::Arrivals::AtStart,
+            rng_tenant: Stream::Tenants.rng(spec.seed),
+            at_start: w.arrivals == crate::spec::Arrivals::AtStart,
             n_hosts,
             mean_gap_s,
             now_s: 0.0,
             limit,
             target,
             issued: 0,
-            rng_time: Rng::stream(spec.seed, 1),
-            rng_size: Rng::stream(spec.seed, 2),
+            rng_time: Stream::ArrivalTimes.rng(spec.seed),
+            rng_size: Stream::FlowSizes.rng(spec.seed),
             rng_pair,
-            rng_deadline: Rng::stream(spec.seed, 4),
+            rng_deadline: Stream::Deadlines.rng(spec.seed),
             deadline_mean_s: w.deadline_mean_us / 1e6,
             pending: VecDeque::new(),
             bg_issued: 0,
             bg_peek: None,
             queries: (w.queries > 0).then(|| {
-                let mut rng = Rng::stream(spec.seed, 6);
+                let mut rng = Stream::Queries.rng(spec.seed);
                 let mean_gap_s = 1.0 / w.query_rate_per_s;
                 let first = rng.exponential(mean_gap_s);
                 Queries {

@@ -1,9 +1,9 @@
 //! Analytic cross-checks: the forwarding path against queueing theory.
 
-use dcsim::config::{LoadBalancing, Spec};
 use dcsim::fabric::{Event, Fabric};
 use dcsim::packet::{Packet, PacketKind};
 use dcsim::queue::{AnyQueue, DropTail, EcnMarking, Fifo, PortQueue};
+use dcsim::spec::{LoadBalancing, Spec};
 use dcsim::topology::Network;
 use dcsim_engine::{Rng, SimTime};
 
@@ -32,7 +32,7 @@ fn measured_wait_us(rho: f64, packets: u64, seed: u64, timeline: bool) -> f64 {
     while let Some((now, ev)) = fab.sched.pop() {
         match ev {
             Event::NextFlow => {
-                let p = Packet::new(PacketKind::Data, sent as u32, 0, 0, 1, 0, 1500, now);
+                let p = Packet::new(PacketKind::DATA, sent as u32, 0, 0, 1, 0, 1500, now);
                 fab.inject(0, p);
                 sent += 1;
                 if sent < packets {

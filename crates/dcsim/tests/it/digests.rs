@@ -283,7 +283,7 @@ fn run_case(overrides: &[&str], trace: &std::path::Path) -> String {
     let overrides: Vec<String> =
         overrides.iter().map(|o| o.replace("TRACE", &format!("\"{}\"", trace.display()))).collect();
     let spec: Spec =
-        dcsim::config::spec_with_overrides(BASE, &overrides).unwrap_or_else(|e| panic!("{e}"));
+        dcsim::spec::spec_with_overrides(BASE, &overrides).unwrap_or_else(|e| panic!("{e}"));
     let out = Simulation::new(spec).unwrap().run(&mut |_| true).unwrap();
     let c = &out.summary.counters;
     assert_eq!(c.conservation_error, 0);

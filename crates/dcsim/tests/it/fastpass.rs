@@ -44,7 +44,7 @@ fn a_lost_packet_is_re_requested_one_epoch_after_the_last_send() {
     // (54.825 µs) one packet is still unacknowledged, so the source asks again. The RTS reaches
     // the arbiter at 55.289 µs, the next boundary is 61.2 µs, which schedules the slot at
     // 71.4 µs for packet 5: FCT = 71.4 + 2.096 = 73.496 µs.
-    let loss = LossRule { flow: 0, seq: 5, kind: PacketKind::Data, hop: 0, count: 1 };
+    let loss = LossRule { flow: 0, seq: 5, kind: PacketKind::DATA, hop: 0, count: 1 };
     let out = run(spec_with_trace(STAR, &["0,0,1,29200,0"]), &[loss]);
     assert_eq!(fct_ps(&out, 0), ns(73_496));
     assert_eq!(out.records.packets_sent[0], 21);

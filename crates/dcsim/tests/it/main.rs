@@ -7,6 +7,8 @@ mod d2tcp;
 mod digests;
 mod fastpass;
 mod invariants;
+mod modules;
 mod phost;
 mod pias;
 mod scenarios;
+mod spec_docs;

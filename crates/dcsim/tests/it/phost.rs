@@ -29,7 +29,7 @@ fn a_lost_packet_is_recovered_by_token_reissue() {
     // the re-issue timeout (24 T = 28.8 µs) expires at 51.832 µs, when the destination sends a
     // token for the one missing packet; it arrives at 52.064, the packet at 53.464 and the ACK
     // at 53.696 µs.
-    let loss = LossRule { flow: 0, seq: 10, kind: PacketKind::Data, hop: 0, count: 1 };
+    let loss = LossRule { flow: 0, seq: 10, kind: PacketKind::DATA, hop: 0, count: 1 };
     let out = run(spec_with_trace(PAIR, &["0,0,1,29200,0"]), &[loss]);
     assert_eq!(fct_ps(&out, 0), ns(53_696));
     assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (1, 1));

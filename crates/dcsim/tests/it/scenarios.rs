@@ -70,7 +70,7 @@ fn fast_retransmit_recovers_one_dropped_packet() {
          [transport]\nprotocol = \"tcp\"\ndupack_threshold = 3\n",
         &["0,0,1,14600,0"],
     );
-    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 1, count: 1 };
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 1, count: 1 };
     let out = run_both_port_paths(spec, &[loss]);
     assert_eq!(fct_ps(&out, 0), ns(15264));
     assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (1, 0));
@@ -91,7 +91,7 @@ fn retransmission_timeout_recovers_a_lost_tail() {
         "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\nmin_rto_us = 200\n",
         &["0,0,1,4380,0"],
     );
-    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 0, count: 1 };
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 0, count: 1 };
     let out = run_both_port_paths(spec, &[loss]);
     assert_eq!(fct_ps(&out, 0), ns(202_832 + 1632));
     assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (1, 1));
@@ -102,7 +102,7 @@ fn fixed_rto_does_not_back_off() {
     // The same flow loses its last packet twice. Adaptive RTO doubles the second wait;
     // a fixed RTO (MinTCP) does not.
     let rows = ["0,0,1,4380,0"];
-    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 0, count: 2 };
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 0, count: 2 };
     let adaptive = run_both_port_paths(
         spec_with_trace(
             "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\nmin_rto_us = 100\n",
@@ -211,7 +211,7 @@ fn mintcp_times_out_on_a_fixed_rto_then_probes() {
         "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto_us = 40\nprobe_after_timeouts = 5\n",
         &["0,0,1,4380,0"],
     );
-    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::Data, hop: 0, count: 5 };
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 0, count: 5 };
     let out = run(spec, &[loss]);
     assert_eq!(fct_ps(&out, 0), 202_832_000 + 32_800 + 200_000 + 232_000 + 1_632_000);
     assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (5, 5));
@@ -231,7 +231,7 @@ fn a_flow_whose_acks_are_all_lost_does_not_stall() {
     // at 40 µs finds nothing to resend (the idealised SACK skips it) and waits one RTO for
     // the ACK; none has come by 80 µs, so the flow times out again and resends packet 0
     // itself. The duplicate draws a fresh ACK: 80 000 + 1200 + 200 + 32 + 200 ns.
-    let ack_lost = LossRule { flow: 0, seq: 1, kind: PacketKind::Ack, hop: 0, count: 1 };
+    let ack_lost = LossRule { flow: 0, seq: 1, kind: PacketKind::ACK, hop: 0, count: 1 };
     let spec = spec_with_trace(
         "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto_us = 40\n",
         &["0,0,1,1460,0"],
@@ -253,7 +253,7 @@ fn a_flow_whose_acks_are_all_lost_does_not_stall() {
         "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto_us = 40\n",
         &["0,0,1,14600,0"],
     );
-    let late = [8, 9].map(|seq| LossRule { flow: 0, seq, kind: PacketKind::Ack, hop: 0, count: 1 });
+    let late = [8, 9].map(|seq| LossRule { flow: 0, seq, kind: PacketKind::ACK, hop: 0, count: 1 });
     let out = run_both_port_paths(spec, &late);
     assert_eq!(out.records.retransmits[0], 0);
     assert_eq!(out.records.timeouts[0], 0);
@@ -265,7 +265,7 @@ fn linerate_keeps_its_window_through_losses() {
     // without shrinking it: with the 13th packet lost once, packets 13-19 still go out in the
     // first window (no slow start after the loss), unlike MinTCP.
     let base = "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto_us = 40\nbuffer_bytes = 100000\nmax_window_pkts = 20\nrate_control = ";
-    let loss = LossRule { flow: 0, seq: 12, kind: PacketKind::Data, hop: 0, count: 1 };
+    let loss = LossRule { flow: 0, seq: 12, kind: PacketKind::DATA, hop: 0, count: 1 };
     let lr = run(spec_with_trace(&format!("{base}\"linerate\"\n"), &["0,0,1,29200,0"]), &[loss]);
     let mt = run(spec_with_trace(&format!("{base}\"mintcp\"\n"), &["0,0,1,29200,0"]), &[loss]);
     // Both need exactly one timeout and one retransmission (the receiver keeps the rest).

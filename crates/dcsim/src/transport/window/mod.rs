@@ -37,16 +37,16 @@ pub use policy::{CongestionControl, FlowCtx, Window};
 pub use tagging::{ClassTag, PriorityTag, Tagger};
 
 use super::{Completion, HostTransport, TransportEvent};
-use crate::config::{DupAckThreshold, RtoMode, TransportSpec};
 use crate::fabric::Fabric;
 use crate::packet::{ecn, Packet, PacketId, PacketKind};
+use crate::spec::{DupAckThreshold, RtoMode, TransportSpec};
 use crate::units::{CONTROL_BYTES, HEADER_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
 use tagging::TagCtx;
 
 /// MinTCP's probe: a 1-byte segment the receiver answers with its cumulative ACK.
-pub const PROBE: PacketKind = PacketKind::Control(0);
+pub const PROBE: PacketKind = PacketKind::control(0);
 
 crate::transport_events! {
     /// The window mechanism's timers.
@@ -259,12 +259,11 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
             return None; // a straggler of a finished flow
         }
         match p.kind {
-            PacketKind::Data | PROBE => {
+            PacketKind::DATA | PROBE => {
                 on_data(fl, &p, fab);
                 None
             }
-            PacketKind::Control(_) => None, // not this transport's
-            PacketKind::Ack => {
+            PacketKind::ACK => {
                 if on_ack(&self.params, p.slot, fl, &p, fab) {
                     let done = Completion {
                         flow: fl.id,
@@ -280,6 +279,7 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
                     None
                 }
             }
+            _ => None, // not this transport's
         }
     }
 
@@ -469,7 +469,7 @@ fn send_data<C: CongestionControl>(
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
         class,
         retransmit,
-        ..Packet::new(PacketKind::Data, fl.id, slot, fl.src, fl.dst, seq, size, fab.now())
+        ..Packet::new(PacketKind::DATA, fl.id, slot, fl.src, fl.dst, seq, size, fab.now())
     };
     fab.inject(fl.src, p);
 }
@@ -486,7 +486,7 @@ fn send_probe<C: CongestionControl>(slot: u32, fl: &mut Flow<C>, fab: &mut Fabri
 fn on_data<C: CongestionControl>(fl: &mut Flow<C>, p: &Packet, fab: &mut Fabric) {
     let seq = p.seq;
     let (w, b) = ((seq / 64) as usize, seq % 64);
-    if p.kind == PacketKind::Data && seq >= fl.rcv_nxt && fl.received[w] & (1 << b) == 0 {
+    if p.kind == PacketKind::DATA && seq >= fl.rcv_nxt && fl.received[w] & (1 << b) == 0 {
         fl.received[w] |= 1 << b;
         while fl.rcv_nxt < fl.n_pkts
             && fl.received[(fl.rcv_nxt / 64) as usize] & (1 << (fl.rcv_nxt % 64)) != 0
@@ -498,7 +498,7 @@ fn on_data<C: CongestionControl>(fl: &mut Flow<C>, p: &Packet, fab: &mut Fabric)
         ecn: if p.ecn & ecn::CE != 0 { ecn::ECE } else { 0 },
         // The data packet's send time, echoed for the sender's RTT sample.
         ..Packet::new(
-            PacketKind::Ack,
+            PacketKind::ACK,
             fl.id,
             p.slot,
             fl.dst,

@@ -93,7 +93,7 @@ impl Tagger {
     }
 
     /// The priority number and class of a data packet.
-    #[inline]
+    #[inline(always)]
     pub fn tag(&self, c: &TagCtx) -> (u64, u8) {
         let priority = match &self.priority {
             PriorityTag::Remaining => c.remaining,

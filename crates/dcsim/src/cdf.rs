@@ -1,13 +1,22 @@
-//! Flow-size distributions: empirical CDFs (sampled three ways), fixed sizes and bimodal.
+//! Empirical flow-size CDFs in packets (the papers' files), sampled three ways. A leaf: it
+//! knows nothing of the spec.
 
-use crate::config::{FlowSizes, SizeSampling, WorkloadSpec};
-use crate::error::SpecError;
-use crate::units::MSS_BYTES;
-use dcsim_engine::Rng;
+crate::choice! {
+    /// How a CDF is sampled (the pFabric ns-2 scripts and the pHost authors' simulator differ).
+    pub enum SizeSampling {
+        /// Linear interpolation between CDF points, rounded up to whole packets (ns-2, the
+        /// pHost authors' 2015 simulator).
+        Interpolate = "interpolate",
+        /// Linear interpolation rounded to the nearest packet (the pHost authors' 2016 code).
+        InterpolateRound = "interpolate-round",
+        /// Step CDF: the size of the first point whose probability is ≥ u.
+        Step = "step",
+    }
+}
 
-const WEBSEARCH: &str = include_str!("../../../../workloads/CDF_dctcp.txt");
-const DATAMINING: &str = include_str!("../../../../workloads/CDF_datamining.txt");
-const IMC10: &str = include_str!("../../../../workloads/CDF_aditya.txt");
+const WEBSEARCH: &str = include_str!("../../../workloads/CDF_dctcp.txt");
+const DATAMINING: &str = include_str!("../../../workloads/CDF_datamining.txt");
+const IMC10: &str = include_str!("../../../workloads/CDF_aditya.txt");
 
 /// An empirical CDF over flow sizes in packets of 1460 B payload.
 #[derive(Debug, Clone, PartialEq)]
@@ -123,24 +132,6 @@ impl Cdf {
     }
 }
 
-/// Draws flow sizes in bytes.
-#[derive(Debug, Clone)]
-pub enum FlowSizeSampler {
-    /// From an empirical CDF in packets.
-    Cdf(Cdf, SizeSampling),
-    /// Always the same size.
-    Fixed(u64),
-    /// `small` with probability `p_small`, else `large`.
-    Bimodal {
-        /// Small size, bytes.
-        small: u64,
-        /// Large size, bytes.
-        large: u64,
-        /// Probability of a small flow.
-        p_small: f64,
-    },
-}
-
 /// The text of a shipped CDF.
 pub fn named_cdf(name: &str) -> Option<&'static str> {
     match name {
@@ -151,67 +142,26 @@ pub fn named_cdf(name: &str) -> Option<&'static str> {
     }
 }
 
-impl FlowSizeSampler {
-    /// Builds the sampler the workload spec asks for, reading a CDF file if named.
-    pub fn from_spec(w: &WorkloadSpec) -> Result<Self, SpecError> {
-        FlowSizeSampler::new(&w.flow_sizes, w)
-    }
+/// Names of the shipped CDFs.
+pub const NAMED_CDFS: [&str; 3] = ["websearch", "datamining", "imc10"];
 
-    /// The sampler for `sizes`, with `w`'s sampling mode and bimodal settings.
-    pub fn new(sizes: &FlowSizes, w: &WorkloadSpec) -> Result<Self, SpecError> {
-        let err = |m: String| SpecError::new("workload.flow_sizes", m);
-        Ok(match sizes {
-            FlowSizes::Named(n) => {
-                let text = named_cdf(n).ok_or_else(|| err(format!("unknown workload \"{n}\"")))?;
-                FlowSizeSampler::Cdf(Cdf::parse(text, n).map_err(err)?, w.size_sampling)
-            }
-            FlowSizes::File(path) => {
-                let text = std::fs::read_to_string(path)
-                    .map_err(|e| err(format!("cannot read CDF file {path}: {e}")))?;
-                FlowSizeSampler::Cdf(Cdf::parse(&text, path).map_err(err)?, w.size_sampling)
-            }
-            FlowSizes::Fixed(b) => FlowSizeSampler::Fixed(*b),
-            FlowSizes::Bimodal => FlowSizeSampler::Bimodal {
-                small: w.bimodal.small_bytes.max(1),
-                large: w.bimodal.large_bytes.max(1),
-                p_small: w.bimodal.p_small,
-            },
-        })
-    }
-
-    /// One flow size, bytes.
-    #[inline]
-    pub fn sample(&self, rng: &mut Rng) -> u64 {
-        match self {
-            FlowSizeSampler::Cdf(cdf, mode) => {
-                cdf.sample_pkts(rng.next_f64(), *mode) * MSS_BYTES as u64
-            }
-            FlowSizeSampler::Fixed(b) => *b,
-            FlowSizeSampler::Bimodal { small, large, p_small } => {
-                if rng.chance(*p_small) {
-                    *small
-                } else {
-                    *large
-                }
-            }
-        }
-    }
-
-    /// The mean flow size in bytes, exactly as sampled.
-    pub fn mean_bytes(&self) -> f64 {
-        match self {
-            FlowSizeSampler::Cdf(cdf, mode) => cdf.mean_pkts(*mode) * MSS_BYTES as f64,
-            FlowSizeSampler::Fixed(b) => *b as f64,
-            FlowSizeSampler::Bimodal { small, large, p_small } => {
-                p_small * *small as f64 + (1.0 - p_small) * *large as f64
-            }
-        }
+/// Loads a shipped CDF by name, or a CDF file by path.
+pub fn load(name_or_path: &str, is_file: bool) -> Result<Cdf, String> {
+    if is_file {
+        let text = std::fs::read_to_string(name_or_path)
+            .map_err(|e| format!("cannot read CDF file {name_or_path}: {e}"))?;
+        Cdf::parse(&text, name_or_path)
+    } else {
+        let text = named_cdf(name_or_path)
+            .ok_or_else(|| format!("unknown workload \"{name_or_path}\""))?;
+        Cdf::parse(text, name_or_path)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use dcsim_engine::Rng;
 
     fn websearch() -> Cdf {
         Cdf::parse(WEBSEARCH, "websearch").unwrap()

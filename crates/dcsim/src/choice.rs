@@ -1,0 +1,65 @@
+//! Named choices: enums whose variants a spec names by a string, each name written once.
+
+/// An enum a spec field chooses by name.
+pub trait Choice: Copy + PartialEq + 'static {
+    /// Every variant with its name, in documentation order.
+    const OPTIONS: &'static [(&'static str, Self)];
+
+    /// The variant's name.
+    fn name(self) -> &'static str {
+        Self::OPTIONS
+            .iter()
+            .find(|(_, v)| *v == self)
+            .map(|(n, _)| *n)
+            .expect("every variant is in OPTIONS")
+    }
+
+    /// Every name, in documentation order.
+    fn names() -> Vec<&'static str> {
+        Self::OPTIONS.iter().map(|(n, _)| *n).collect()
+    }
+}
+
+/// Declares a [`Choice`] enum: each variant with its name; serializes as the name.
+///
+/// ```ignore
+/// choice! {
+///     /// Load balancing over equal-cost paths.
+///     pub enum LoadBalancing {
+///         /// Per-packet round robin.
+///         Spray = "spray",
+///         /// Per-flow hash.
+///         Ecmp = "ecmp",
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! choice {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $($(#[$vmeta:meta])* $variant:ident = $str:literal,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $crate::choice::Choice for $name {
+            const OPTIONS: &'static [(&'static str, Self)] = &[$(($str, $name::$variant),)+];
+            fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => $str,)+
+                }
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str($crate::choice::Choice::name(*self))
+            }
+        }
+    };
+}

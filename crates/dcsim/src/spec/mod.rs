@@ -1,0 +1,281 @@
+//! The run spec: what a user writes (TOML or a Python dict), resolved once into plain structs
+//! with every default filled in.
+//!
+//! Resolution walks the user's tree section by section, one file per section, with the
+//! generic reader of [`reader`] (which knows no field). Every field has a documented default;
+//! an unknown or misspelt key, a value of the wrong type or out of range is rejected with a
+//! [`SpecError`] naming the field, the value and what is allowed (with a "did you mean" for
+//! near misses). The reader records every field it reads, so the list of allowed keys and the
+//! JSON Schema ([`schema`], `dcsim schema`) come from the resolution code itself. The
+//! resolved [`Spec`] serializes back to TOML with every default visible, which is what
+//! `dcsim show` prints and every run directory stores.
+
+pub mod dctcp;
+pub mod derived;
+pub mod fastpass;
+pub mod output;
+pub mod pfabric;
+pub mod phost;
+pub mod pias;
+pub mod reader;
+pub mod schema;
+pub mod topology;
+pub mod transport;
+pub mod workload;
+
+pub use dctcp::DctcpSpec;
+pub use fastpass::{FastpassPolicy, FastpassSpec};
+pub use output::{EngineSpec, OutputSpec};
+pub use pfabric::{ClassifyBy, PfabricSpec, PriorityKey, RateControl, ThresholdMethod};
+pub use phost::{PhostPolicy, PhostPreset, PhostSpec};
+pub use pias::{PiasEcn, PiasSpec, PiasThresholdMethod};
+pub use reader::{apply_override, parse_bytes, parse_toml, suggest, Fields};
+pub use topology::{LoadBalancing, Switching, TopologyKind, TopologySpec};
+pub use transport::{DupAckThreshold, Protocol, RtoMode, TransportSpec};
+pub use workload::{Arrivals, BimodalSpec, FlowSizes, Matrix, StopWhen, WorkloadSpec};
+
+use crate::error::SpecError;
+use reader::Reader;
+use serde::Serialize;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+/// A fully resolved run spec.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Spec {
+    /// Master seed; every random stream of the run derives from it. Default 1.
+    pub seed: u64,
+    /// A free-form label for the run. Default "".
+    pub name: String,
+    /// The fabric.
+    pub topology: TopologySpec,
+    /// Flow sizes, arrivals and the traffic matrix.
+    pub workload: WorkloadSpec,
+    /// The transport protocol and its window/timer settings.
+    pub transport: TransportSpec,
+    /// DCTCP settings (used when `transport.protocol = "dctcp"`).
+    pub dctcp: DctcpSpec,
+    /// pFabric settings (used when `transport.protocol = "pfabric"`).
+    pub pfabric: PfabricSpec,
+    /// pHost settings (used when `transport.protocol = "phost"`).
+    pub phost: PhostSpec,
+    /// Fastpass settings (used when `transport.protocol = "fastpass"`).
+    pub fastpass: FastpassSpec,
+    /// PIAS settings (used when `transport.protocol = "pias"`).
+    pub pias: PiasSpec,
+    /// What a run records beyond the flow table and summary.
+    pub output: OutputSpec,
+    /// Simulator implementation choices that do not change the model.
+    pub engine: EngineSpec,
+}
+
+/// Every field of every table, recorded once by resolving the empty spec: the allowed keys
+/// and the schema's source.
+pub fn fields() -> &'static Fields {
+    static FIELDS: OnceLock<Fields> = OnceLock::new();
+    FIELDS.get_or_init(|| {
+        let reader = Reader::recording();
+        Spec::read(&reader, &Value::Object(Default::default())).expect("the empty spec resolves");
+        reader.into_fields()
+    })
+}
+
+/// Parses a TOML spec and applies `key=value` overrides.
+pub fn spec_with_overrides(text: &str, overrides: &[String]) -> Result<Spec, SpecError> {
+    let mut tree = parse_toml(text)?;
+    for kv in overrides {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| SpecError::new(kv.as_str(), "an override must be key=value"))?;
+        apply_override(&mut tree, k, v.trim())?;
+    }
+    Spec::resolve(&tree)
+}
+
+impl Spec {
+    /// Resolves a spec tree (as parsed from TOML or handed over from Python).
+    pub fn resolve(root: &Value) -> Result<Spec, SpecError> {
+        let spec = Spec::read(&Reader::checking(fields()), root)?;
+        spec.check_files()?;
+        Ok(spec)
+    }
+
+    /// Reads every section of `root` with `reader`.
+    fn read(reader: &Reader, root: &Value) -> Result<Spec, SpecError> {
+        let top = reader.section("", Some(root))?;
+        let seed = top.u64_in("seed", 1, 0, u64::MAX)?;
+        let name = top.string("name")?.unwrap_or("").to_string();
+        let topology = topology::resolve(&top.sub("topology")?)?;
+        let workload = workload::resolve(&top.sub("workload")?, &topology)?;
+        let transport = transport::resolve(&top.sub("transport")?, &topology)?;
+        let dctcp = dctcp::resolve(&top.sub("dctcp")?)?;
+        let pfabric = pfabric::resolve(&top.sub("pfabric")?, &transport, &topology, &workload)?;
+        let phost = phost::resolve(&top.sub("phost")?)?;
+        let fastpass = fastpass::resolve(&top.sub("fastpass")?, transport.protocol, &topology)?;
+        let pias =
+            pias::resolve(&top.sub("pias")?, &workload, transport.protocol == Protocol::Pias)?;
+        let output = output::resolve_output(&top.sub("output")?)?;
+        let engine = output::resolve_engine(&top.sub("engine")?)?;
+        Ok(Spec {
+            seed,
+            name,
+            topology,
+            workload,
+            transport,
+            dctcp,
+            pfabric,
+            phost,
+            fastpass,
+            pias,
+            output,
+            engine,
+        })
+    }
+
+    /// Parses and resolves a TOML document.
+    pub fn from_toml_str(text: &str) -> Result<Spec, SpecError> {
+        Spec::resolve(&parse_toml(text)?)
+    }
+
+    /// Parses and resolves a JSON document (what the Python layer hands over).
+    pub fn from_json_str(text: &str) -> Result<Spec, SpecError> {
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| SpecError::new("<json>", e.to_string()))?;
+        Spec::resolve(&v)
+    }
+
+    /// The resolved spec as TOML, every default filled in.
+    pub fn to_toml_string(&self) -> String {
+        toml::to_string(self).expect("a resolved spec always serializes")
+    }
+
+    /// The resolved spec as JSON.
+    pub fn to_json_string(&self) -> String {
+        serde_json::to_string(self).expect("a resolved spec always serializes")
+    }
+
+    /// Loads every file the spec names (CDFs, trace), so a bad file fails before the run.
+    fn check_files(&self) -> Result<(), SpecError> {
+        let w = &self.workload;
+        for (i, sizes) in std::iter::once(&w.flow_sizes).chain(&w.tenants).enumerate() {
+            if let Some(Err(e)) = sizes.cdf() {
+                let field = if i == 0 {
+                    "workload.flow_sizes".to_string()
+                } else {
+                    format!("workload.tenants[{}]", i - 1)
+                };
+                return Err(SpecError::new(field, e));
+            }
+        }
+        if let Matrix::Trace(path) = &w.matrix {
+            crate::trace::read_trace(path, self.topology.n_hosts())?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(toml: &str) -> SpecError {
+        Spec::from_toml_str(toml).unwrap_err()
+    }
+
+    #[test]
+    fn defaults_are_the_papers_fabric() {
+        let s = Spec::from_toml_str("").unwrap();
+        assert_eq!(s.topology.n_hosts(), 144);
+        assert_eq!(s.topology.core_link_gbps, 40.0);
+        assert_eq!(s.workload.load, 0.6);
+        assert_eq!(s.transport.protocol, Protocol::Dctcp);
+        assert_eq!(s.transport.dupack_threshold, DupAckThreshold::Dynamic(0.75));
+        // The resolved spec round-trips through TOML.
+        let again = Spec::from_toml_str(&s.to_toml_string()).unwrap();
+        assert_eq!(again, s);
+        // Also when an explicit core rate implies an oversubscription (PIAS Fig. 18: 3:1).
+        let s = Spec::from_toml_str(
+            "[topology]\nracks = 3\nhosts_per_rack = 48\nspines = 4\ncore_link_gbps = 40",
+        )
+        .unwrap();
+        assert_eq!(s.topology.oversubscription, 3.0);
+        assert_eq!(Spec::from_toml_str(&s.to_toml_string()).unwrap(), s);
+    }
+
+    #[test]
+    fn pias_thresholds_resolve_or_are_rejected_with_the_field() {
+        let pias = "[transport]\nprotocol = \"pias\"\n";
+        // auto: the authors' table at a tabulated load, the closed form elsewhere.
+        let s = Spec::from_toml_str(pias).unwrap();
+        assert_eq!(s.pias.threshold_method, PiasThresholdMethod::Table);
+        assert_eq!(s.pias.thresholds[0], 956 * 1460);
+        let s = Spec::from_toml_str(&format!("{pias}[workload]\nload = 0.65\n")).unwrap();
+        assert_eq!(s.pias.threshold_method, PiasThresholdMethod::ClosedForm);
+        assert_eq!(s.pias.thresholds.len(), 7);
+        let e = Spec::from_toml_str(&format!(
+            "{pias}[workload]\nload = 0.65\n[pias]\nthreshold_method = \"table\"\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e.path, "pias.threshold_method");
+        assert!(e.message.contains("websearch at load 0.65"), "{}", e.message);
+        let e = Spec::from_toml_str(&format!("{pias}[pias]\nqueues = 3\nthresholds = [1000]\n"))
+            .unwrap_err();
+        assert_eq!(e.path, "pias.thresholds");
+        // Other protocols need no thresholds, even with a fixed flow size.
+        let s = Spec::from_toml_str("[workload]\nflow_sizes = 5000\n").unwrap();
+        assert!(s.pias.thresholds.is_empty());
+    }
+
+    #[test]
+    fn misspelt_keys_get_a_suggestion() {
+        let e = err("[workload]\nlaod = 0.5");
+        assert_eq!(e.path, "workload.laod");
+        assert!(e.message.contains("did you mean `workload.load`"), "{e}");
+        let e = err("[topolgy]\nkind = \"star\"");
+        assert!(e.message.contains("did you mean `topology`"), "{e}");
+        let e = err("[topology]\nkind = \"fat-tre\"");
+        assert!(e.message.contains("did you mean \"fat-tree\""), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_field_value_and_range() {
+        for (toml, path, needle) in [
+            ("[workload]\nload = 1.0", "workload.load", "must be > 0 and < 1"),
+            ("[workload]\nload = 0", "workload.load", "must be > 0 and < 1"),
+            (
+                "[workload]\nload = \"high\"",
+                "workload.load",
+                "must be a number, got a string \"high\"",
+            ),
+            ("[topology]\nracks = -3", "topology.racks", "non-negative integer"),
+            ("[topology]\nkind = \"fat-tree\"\nk = 5", "topology.k", "must be even"),
+            ("[topology]\nbuffer_bytes = 100", "topology.buffer_bytes", "cannot hold"),
+            (
+                "[workload]\nmatrix = \"incast\"\nincast_senders = 144",
+                "workload.incast_senders",
+                "do not fit",
+            ),
+            ("[transport]\nprotocol = \"dctpc\"", "transport.protocol", "did you mean \"dctcp\""),
+            (
+                "[transport]\ndupack_threshold = \"sometimes\"",
+                "transport.dupack_threshold",
+                "\"dynamic\" or \"off\"",
+            ),
+        ] {
+            let e = err(toml);
+            assert_eq!(e.path, path, "{toml}");
+            assert!(e.message.contains(needle), "{toml}: {e}");
+        }
+    }
+
+    #[test]
+    fn byte_counts_accept_units() {
+        assert_eq!(parse_bytes("36KB"), Some(36_000));
+        assert_eq!(parse_bytes("1.5 MB"), Some(1_500_000));
+        assert_eq!(parse_bytes("64KiB"), Some(65_536));
+        assert_eq!(parse_bytes("12"), Some(12));
+        assert_eq!(parse_bytes("lots"), None);
+        let s = Spec::from_toml_str("[workload]\nflow_sizes = \"100KB\"").unwrap();
+        assert_eq!(s.workload.flow_sizes, FlowSizes::Fixed(100_000));
+    }
+}

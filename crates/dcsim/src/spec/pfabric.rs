@@ -1,0 +1,186 @@
+//! `[pfabric]`: pFabric's hosts and ports (HotNets'12 §3, SIGCOMM'13 §4-6), also LAS's.
+
+use super::derived::{cdf_of_workload, given_or_computed};
+use super::reader::Section;
+use super::topology::TopologySpec;
+use super::transport::TransportSpec;
+use super::workload::WorkloadSpec;
+use crate::error::SpecError;
+use serde::Serialize;
+
+crate::choice! {
+    /// pFabric's end-host rate control.
+    pub enum RateControl {
+        /// MinTCP: initial window 12, no fast retransmit, fixed RTO, window back to 1 and slow
+        /// start after a timeout, probe mode after consecutive timeouts.
+        Mintcp = "mintcp",
+        /// LineRate: no rate control; the window stays at its maximum; fixed-RTO
+        /// retransmission.
+        Linerate = "linerate",
+    }
+}
+
+/// `[pfabric]` (pFabric HotNets'12 §3, SIGCOMM'13 §4-6).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PfabricSpec {
+    /// `mintcp` (default) or `linerate`.
+    pub rate_control: RateControl,
+    /// Per-port buffer, bytes; 0 (default) = `transport.buffer_bytes` or `topology.buffer_bytes`.
+    /// 22500 in HotNets'12, 36000 in the SIGCOMM'13 scripts.
+    pub buffer_bytes: u64,
+    /// Fixed RTO, µs. Default 45 (SIGCOMM'13 scripts); 40 in HotNets'12.
+    pub rto_us: f64,
+    /// Initial window, packets. Default 12.
+    pub initial_window_pkts: u32,
+    /// Largest window, packets; 0 (default) = what the flow's queue holds, in packets, minus 1,
+    /// at least the initial window (the scripts' `maxcwnd` rule, reference §2.4); the resolved
+    /// spec shows the value.
+    pub max_window_pkts: u32,
+    /// MinTCP enters probe mode after this many consecutive timeouts; 0 = never. Default 5.
+    pub probe_after_timeouts: u32,
+    /// 0 (default): pFabric's unlimited priorities (priority dropping). 1-8: pFabric over that
+    /// many strict-priority FIFO queues sharing `buffer_bytes` (SIGCOMM'13 §6), flows mapped
+    /// to queues by size with `thresholds`.
+    pub queues: u32,
+    /// Flow-size thresholds in bytes (`queues − 1` of them, increasing): a flow of size ≤
+    /// thresholds[k] (and above the previous one) uses queue k. Computed from
+    /// `threshold_method` when not given.
+    pub thresholds: Vec<u64>,
+    /// `mg1` (default: the paper's M/G/1 model, optimised for the workload and load) or
+    /// `equal-split` (each queue gets the same fraction of flows).
+    pub threshold_method: ThresholdMethod,
+    /// Buffer reserved for each queue, bytes; the rest of `buffer_bytes` is shared first come
+    /// first served. Default 15000 (SIGCOMM'13 §6.2).
+    pub reserved_bytes: u64,
+    /// How a packet's queue is chosen with `queues > 0`: `flow-size` (default: the flow's
+    /// size against `thresholds`, the model of SIGCOMM'13 §6.1) or `remaining` (the flow's
+    /// remaining bytes when the packet is sent, so a long flow moves up as it nears its end:
+    /// what the authors' ns-2 code does, `calPrio` on the priority number, reference §2.6).
+    pub classify: ClassifyBy,
+    /// What a packet's priority number is: `remaining` (default: the flow's remaining bytes,
+    /// SRPT) or `deadline` (the flow's absolute deadline, EDF; a flow that can no longer make
+    /// it, or has none, gets the lowest priority; reference §2.5).
+    pub priority: PriorityKey,
+}
+
+crate::choice! {
+    /// How few-queue pFabric maps a packet to a queue.
+    pub enum ClassifyBy {
+        /// The flow's size: one queue for the whole flow.
+        FlowSize = "flow-size",
+        /// The flow's remaining bytes at each packet.
+        Remaining = "remaining",
+    }
+}
+
+crate::choice! {
+    /// pFabric's priority number.
+    pub enum PriorityKey {
+        /// Remaining flow size (SRPT).
+        Remaining = "remaining",
+        /// Absolute deadline (EDF), quenching hopeless flows (pFabric's ns-2 patch).
+        Deadline = "deadline",
+        /// Absolute deadline (EDF), hopeless flows included (the pHost authors' simulator).
+        DeadlineStrict = "deadline-strict",
+    }
+}
+
+crate::choice! {
+    /// How few-queue thresholds are chosen.
+    pub enum ThresholdMethod {
+        /// Minimise the M/G/1 priority-queue model's mean normalized FCT (SIGCOMM'13 §6.1).
+        Mg1 = "mg1",
+        /// Equal fractions of flows per queue.
+        EqualSplit = "equal-split",
+    }
+}
+
+impl PfabricSpec {
+    /// The per-port buffer pFabric runs get.
+    pub fn buffer(&self, transport: &TransportSpec, topo: &TopologySpec) -> u64 {
+        if self.buffer_bytes > 0 {
+            self.buffer_bytes
+        } else {
+            transport.port_buffer(topo)
+        }
+    }
+
+    /// The window cap: as given, or one packet less than the queue a flow uses can hold (the
+    /// scripts' `maxcwnd = queue − 1` rule, reference §2.4). With a few queues that is the
+    /// queue's reservation plus the shared part, `buffer − (queues − 1)·reserved`: a larger
+    /// window would overflow the flow's own NIC queue.
+    pub fn max_window(&self, buffer: u64) -> u32 {
+        if self.max_window_pkts > 0 {
+            return self.max_window_pkts;
+        }
+        let usable = if self.queues > 0 {
+            buffer.saturating_sub((self.queues as u64 - 1) * self.reserved_bytes)
+        } else {
+            buffer
+        };
+        ((usable / crate::units::MTU_BYTES as u64) as u32)
+            .saturating_sub(1)
+            .max(self.initial_window_pkts)
+    }
+}
+
+/// Resolves `[pfabric]`; thresholds are computed for the workload when not given.
+pub fn resolve(
+    pf: &Section<'_>,
+    transport: &TransportSpec,
+    topology: &TopologySpec,
+    workload: &WorkloadSpec,
+) -> Result<PfabricSpec, SpecError> {
+    let mut pfabric = PfabricSpec {
+        rate_control: pf.choice("rate_control", RateControl::Mintcp)?,
+        buffer_bytes: pf.bytes("buffer_bytes", 0)?,
+        rto_us: pf.f64_in("rto_us", 45.0, 0.001, 1e9, "must be a positive time in µs")?,
+        initial_window_pkts: pf.u32_in("initial_window_pkts", 12, 1, 1_000_000)?,
+        max_window_pkts: pf.u32_in("max_window_pkts", 0, 0, 1_000_000)?,
+        probe_after_timeouts: pf.u32_in("probe_after_timeouts", 5, 0, 1_000_000)?,
+        queues: pf.u32_in("queues", 0, 0, 8)?,
+        thresholds: Vec::new(),
+        threshold_method: pf.choice("threshold_method", ThresholdMethod::Mg1)?,
+        reserved_bytes: pf.bytes("reserved_bytes", 15_000)?,
+        classify: pf.choice("classify", ClassifyBy::FlowSize)?,
+        priority: pf.choice("priority", PriorityKey::Remaining)?,
+    };
+    if pfabric.buffer_bytes > 0 && pfabric.buffer_bytes < crate::units::MTU_BYTES as u64 {
+        return Err(SpecError::new(
+            "pfabric.buffer_bytes",
+            format!("{} bytes cannot hold one 1500-byte packet", pfabric.buffer_bytes),
+        ));
+    }
+    if pfabric.max_window_pkts > 0 && pfabric.max_window_pkts < pfabric.initial_window_pkts {
+        return Err(SpecError::new(
+            "pfabric.max_window_pkts",
+            format!(
+                "{} is below `pfabric.initial_window_pkts` = {}",
+                pfabric.max_window_pkts, pfabric.initial_window_pkts
+            ),
+        ));
+    }
+    let given = pf.byte_list("thresholds")?;
+    let k = pfabric.queues as usize;
+    pfabric.thresholds = if k == 0 {
+        if given.is_some_and(|v| !v.is_empty()) {
+            return Err(SpecError::new(
+                pf.field("thresholds"),
+                "thresholds need `pfabric.queues` of 1-8",
+            ));
+        }
+        Vec::new()
+    } else {
+        let method = pfabric.threshold_method;
+        given_or_computed(pf, given, k, || {
+            let d = crate::thresholds::SizeDist::from_cdf(&cdf_of_workload(pf, workload)?);
+            Ok(match method {
+                ThresholdMethod::Mg1 => crate::thresholds::optimise(&d, workload.load, 0.0, k),
+                ThresholdMethod::EqualSplit => crate::thresholds::equal_split(&d, k),
+            })
+        })?
+    };
+    // Resolve the derived window cap so the spec shows (and a run's identity covers) it.
+    pfabric.max_window_pkts = pfabric.max_window(pfabric.buffer(transport, topology));
+    Ok(pfabric)
+}

@@ -1,0 +1,189 @@
+//! `[topology]`: the fabric.
+
+use super::reader::Section;
+use crate::error::SpecError;
+use crate::units::BitRate;
+use serde::Serialize;
+
+crate::choice! {
+    /// Topology kinds.
+    pub enum TopologyKind {
+        /// Two-tier leaf-spine (the papers' 144-host fabric).
+        LeafSpine = "leaf-spine",
+        /// Three-tier k-ary fat-tree.
+        FatTree = "fat-tree",
+        /// One switch.
+        Star = "star",
+        /// Two switches joined by one bottleneck link.
+        Dumbbell = "dumbbell",
+        /// Two hosts joined by one link, no switch (for tests and single-link studies).
+        Pair = "pair",
+    }
+}
+
+crate::choice! {
+    /// Switching mode.
+    pub enum Switching {
+        /// A switch forwards a packet once its header has arrived (the pHost authors'
+        /// simulator, pHost §4.1).
+        CutThrough = "cut-through",
+        /// A switch forwards a packet once it has fully arrived (ns-2).
+        StoreAndForward = "store-and-forward",
+    }
+}
+
+crate::choice! {
+    /// Load balancing over equal-cost paths.
+    pub enum LoadBalancing {
+        /// Per-packet round robin at every switch (ns-2 packet spraying).
+        Spray = "spray",
+        /// Per-packet uniformly random choice.
+        SprayRandom = "spray-random",
+        /// Per-flow hash (ECMP).
+        Ecmp = "ecmp",
+    }
+}
+
+/// `[topology]`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TopologySpec {
+    /// `leaf-spine` (default), `fat-tree`, `star`, `dumbbell` or `pair` (two hosts, one link).
+    pub kind: TopologyKind,
+    /// Leaf-spine: number of racks (ToR switches). Default 9.
+    pub racks: u32,
+    /// Leaf-spine: hosts per rack. Default 16.
+    pub hosts_per_rack: u32,
+    /// Leaf-spine: spine switches. Default 4.
+    pub spines: u32,
+    /// Fat-tree: the arity k (even). Default 6 (54 hosts).
+    pub k: u32,
+    /// Star: number of hosts. Default 16.
+    pub hosts: u32,
+    /// Dumbbell: hosts on each side. Default 1.
+    pub hosts_per_side: u32,
+    /// Host (edge) link rate in Gbps. Default 10.
+    pub host_link_gbps: f64,
+    /// Switch-to-switch link rate in Gbps. Default: leaf-spine 40 (host rate × hosts per rack
+    /// / spines / oversubscription); fat-tree, star, dumbbell: the host rate.
+    pub core_link_gbps: f64,
+    /// Leaf-spine: oversubscription ratio used to derive `core_link_gbps` when that is not
+    /// given. Default 1.
+    pub oversubscription: f64,
+    /// Propagation delay of every link, ns. Default 200.
+    pub link_delay_ns: u64,
+    /// Extra one-way delay on every host link, ns (2500 in the pFabric scripts). Default 0.
+    pub host_delay_ns: u64,
+    /// `cut-through` (default) or `store-and-forward`.
+    pub switching: Switching,
+    /// `spray` (default), `spray-random` or `ecmp`.
+    pub load_balancing: LoadBalancing,
+    /// Buffer per switch port and per NIC, bytes. Default 36864. `transport.buffer_bytes`
+    /// overrides it.
+    pub buffer_bytes: u64,
+}
+
+impl TopologySpec {
+    /// Host link rate.
+    pub fn host_rate(&self) -> BitRate {
+        BitRate::from_gbps(self.host_link_gbps)
+    }
+    /// Switch-to-switch link rate.
+    pub fn core_rate(&self) -> BitRate {
+        BitRate::from_gbps(self.core_link_gbps)
+    }
+    /// Number of hosts this topology has.
+    pub fn n_hosts(&self) -> u32 {
+        match self.kind {
+            TopologyKind::LeafSpine => self.racks * self.hosts_per_rack,
+            TopologyKind::FatTree => self.k * self.k * self.k / 4,
+            TopologyKind::Star => self.hosts,
+            TopologyKind::Dumbbell => 2 * self.hosts_per_side,
+            TopologyKind::Pair => 2,
+        }
+    }
+}
+
+/// Resolves `[topology]`.
+pub fn resolve(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
+    let kind = t.choice("kind", TopologyKind::LeafSpine)?;
+    let racks = t.u32_in("racks", 9, 1, 4096)?;
+    let hosts_per_rack = t.u32_in("hosts_per_rack", 16, 1, 4096)?;
+    let spines = t.u32_in("spines", 4, 1, 1024)?;
+    let k = t.u32_in("k", 6, 2, 64)?;
+    if kind == TopologyKind::FatTree && k % 2 != 0 {
+        return Err(SpecError::new(
+            t.field("k"),
+            format!("{k} does not fit a fat-tree: k must be even"),
+        ));
+    }
+    let hosts = t.u32_in("hosts", 16, 2, 65536)?;
+    let hosts_per_side = t.u32_in("hosts_per_side", 1, 1, 65536)?;
+    let host_link_gbps =
+        t.f64_in("host_link_gbps", 10.0, 1e-3, 1e4, "must be a positive rate in Gbps")?;
+    let oversubscription =
+        t.f64_in("oversubscription", 1.0, 1e-3, 1e3, "must be a positive ratio")?;
+    let default_core = match kind {
+        TopologyKind::LeafSpine => {
+            host_link_gbps * hosts_per_rack as f64 / spines as f64 / oversubscription
+        }
+        _ => host_link_gbps,
+    };
+    let core_link_gbps =
+        t.f64_in("core_link_gbps", default_core, 1e-3, 1e5, "must be a positive rate in Gbps")?;
+    // Both may be given (a resolved spec has both) as long as they agree.
+    if kind == TopologyKind::LeafSpine
+        && t.raw("core_link_gbps").is_some()
+        && t.raw("oversubscription").is_some()
+        && (core_link_gbps - default_core).abs() > 1e-9 * default_core
+    {
+        return Err(SpecError::new(
+            t.field("oversubscription"),
+            format!(
+                "{oversubscription} disagrees with `topology.core_link_gbps` = {core_link_gbps} \
+                 (which implies {}); give one of them",
+                host_link_gbps * hosts_per_rack as f64 / spines as f64 / core_link_gbps
+            ),
+        ));
+    }
+    // A core rate given on its own sets the ratio, so the resolved spec (which shows both)
+    // agrees with itself.
+    let oversubscription = if kind == TopologyKind::LeafSpine && t.raw("oversubscription").is_none()
+    {
+        host_link_gbps * hosts_per_rack as f64 / spines as f64 / core_link_gbps
+    } else {
+        oversubscription
+    };
+    let spec = TopologySpec {
+        kind,
+        racks,
+        hosts_per_rack,
+        spines,
+        k,
+        hosts,
+        hosts_per_side,
+        host_link_gbps,
+        core_link_gbps,
+        oversubscription,
+        link_delay_ns: t.u64_in("link_delay_ns", 200, 0, 1_000_000_000)?,
+        host_delay_ns: t.u64_in("host_delay_ns", 0, 0, 1_000_000_000)?,
+        switching: t.choice("switching", Switching::CutThrough)?,
+        load_balancing: t.choice("load_balancing", LoadBalancing::Spray)?,
+        buffer_bytes: t.bytes("buffer_bytes", 36_864)?,
+    };
+    if spec.buffer_bytes < crate::units::MTU_BYTES as u64 {
+        return Err(SpecError::new(
+            t.field("buffer_bytes"),
+            format!("{} bytes cannot hold one 1500-byte packet", spec.buffer_bytes),
+        ));
+    }
+    if spec.n_hosts() < 2 {
+        return Err(SpecError::new(t.field("kind"), "the topology must have at least 2 hosts"));
+    }
+    if spec.n_hosts() > 1_000_000 {
+        return Err(SpecError::new(
+            t.field("kind"),
+            format!("{} hosts do not fit: at most 1,000,000", spec.n_hosts()),
+        ));
+    }
+    Ok(spec)
+}

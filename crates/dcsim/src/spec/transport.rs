@@ -1,0 +1,163 @@
+//! `[transport]`: the protocol and the window mechanism's settings.
+
+use super::reader::{as_u64, show, Kind, Section};
+use super::topology::{LoadBalancing, TopologySpec};
+use crate::error::SpecError;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Generates the protocol choice from the registry's list ([`crate::protocols`]).
+macro_rules! protocol_choice {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,)+) => {
+        crate::choice! {
+            /// Protocols: the registry's list ([`crate::protocols`]).
+            pub enum Protocol {
+                $($(#[$doc])* $variant = $name,)+
+            }
+        }
+    };
+}
+
+crate::protocols::for_each_protocol!(protocol_choice);
+
+crate::choice! {
+    /// Retransmission timeout behaviour.
+    pub enum RtoMode {
+        /// max(min_rto, srtt + 4·rttvar), doubled per consecutive timeout up to `max_rto_us`.
+        Adaptive = "adaptive",
+        /// Always `min_rto_us`, no backoff (MinTCP).
+        Fixed = "fixed",
+    }
+}
+
+/// Duplicate-ACK threshold for fast retransmit.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DupAckThreshold {
+    /// Fast retransmit after this many duplicate ACKs.
+    Fixed(u32),
+    /// max(3, factor · cwnd) (ns-2 `dynamic_dupack_`, for packet spraying).
+    Dynamic(f64),
+    /// No fast retransmit.
+    Off,
+}
+
+impl Serialize for DupAckThreshold {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            DupAckThreshold::Fixed(n) => s.serialize_u32(*n),
+            DupAckThreshold::Dynamic(_) => s.serialize_str("dynamic"),
+            DupAckThreshold::Off => s.serialize_str("off"),
+        }
+    }
+}
+
+/// `[transport]`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct TransportSpec {
+    /// `dctcp` (default), `tcp`, `pfabric`, `ideal`, `phost` or `fastpass`.
+    pub protocol: Protocol,
+    /// Initial congestion window, packets. Default 12 (pFabric scripts, reference §7.1).
+    pub initial_window_pkts: u32,
+    /// Largest congestion window, packets. Default 149 (reference §7.1).
+    pub max_window_pkts: u32,
+    /// `adaptive` (default) or `fixed`.
+    pub rto: RtoMode,
+    /// Minimum (adaptive) or fixed RTO, µs. Default 200.
+    pub min_rto_us: f64,
+    /// Largest backed-off RTO, µs. Default 2,000,000 (2 s).
+    pub max_rto_us: f64,
+    /// Duplicate ACKs that trigger fast retransmit: an integer, `dynamic` (max(3, 0.75 cwnd),
+    /// the default under packet spraying) or `off`. Default under ECMP: 3.
+    pub dupack_threshold: DupAckThreshold,
+    /// Per-port buffer override, bytes; 0 (default) keeps `topology.buffer_bytes`.
+    pub buffer_bytes: u64,
+    /// Selective acknowledgements: after a timeout, resend only the packets the receiver does
+    /// not hold (idealised SACK, the ns-2 `FullTcp/Sack` agents of the pFabric scripts).
+    /// Default false (NewReno).
+    pub sack: bool,
+    /// MinTCP's probe mode after this many consecutive timeouts (the PIAS scripts' agents:
+    /// 5); 0 (default) = never.
+    pub probe_after_timeouts: u32,
+}
+
+impl TransportSpec {
+    /// The buffer each port gets.
+    pub fn port_buffer(&self, topo: &TopologySpec) -> u64 {
+        if self.buffer_bytes > 0 {
+            self.buffer_bytes
+        } else {
+            topo.buffer_bytes
+        }
+    }
+}
+
+/// Resolves `[transport]` for `topo`.
+pub fn resolve(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSpec, SpecError> {
+    let protocol = t.choice("protocol", Protocol::Dctcp)?;
+    t.declare(
+        "dupack_threshold",
+        Kind::Custom {
+            types: &["integer", "string"],
+            note: "an integer >= 1, \"dynamic\" (max(3, 0.75 cwnd)) or \"off\"; default \"dynamic\" under spraying, 3 under ECMP",
+        },
+        "dynamic".into(),
+    );
+    let dupack_threshold = match t.raw("dupack_threshold") {
+        None => match topo.load_balancing {
+            LoadBalancing::Ecmp => DupAckThreshold::Fixed(3),
+            _ => DupAckThreshold::Dynamic(0.75),
+        },
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("dynamic") => {
+            DupAckThreshold::Dynamic(0.75)
+        }
+        Some(Value::String(s)) if s.eq_ignore_ascii_case("off") => DupAckThreshold::Off,
+        Some(v) => match as_u64(v) {
+            Some(n) if (1..=1_000_000).contains(&n) => DupAckThreshold::Fixed(n as u32),
+            _ => {
+                return Err(SpecError::new(
+                    t.field("dupack_threshold"),
+                    format!(
+                        "{} is not allowed: use an integer >= 1, \"dynamic\" or \"off\"",
+                        show(v)
+                    ),
+                ))
+            }
+        },
+    };
+    let initial_window_pkts = t.u32_in("initial_window_pkts", 12, 1, 1_000_000)?;
+    let max_window_pkts = t.u32_in("max_window_pkts", 149, 1, 1_000_000)?;
+    if max_window_pkts < initial_window_pkts {
+        return Err(SpecError::new(
+            t.field("max_window_pkts"),
+            format!("{max_window_pkts} is below `transport.initial_window_pkts` = {initial_window_pkts}"),
+        ));
+    }
+    let min_rto_us = t.f64_in("min_rto_us", 200.0, 0.001, 1e9, "must be a positive time in µs")?;
+    let max_rto_us =
+        t.f64_in("max_rto_us", 2_000_000.0, 0.001, 1e10, "must be a positive time in µs")?;
+    if max_rto_us < min_rto_us {
+        return Err(SpecError::new(
+            t.field("max_rto_us"),
+            format!("{max_rto_us} is below `transport.min_rto_us` = {min_rto_us}"),
+        ));
+    }
+    let buffer_bytes = t.bytes("buffer_bytes", 0)?;
+    if buffer_bytes > 0 && buffer_bytes < crate::units::MTU_BYTES as u64 {
+        return Err(SpecError::new(
+            t.field("buffer_bytes"),
+            format!("{buffer_bytes} bytes cannot hold one 1500-byte packet"),
+        ));
+    }
+    Ok(TransportSpec {
+        protocol,
+        initial_window_pkts,
+        max_window_pkts,
+        rto: t.choice("rto", RtoMode::Adaptive)?,
+        min_rto_us,
+        max_rto_us,
+        dupack_threshold,
+        buffer_bytes,
+        sack: t.bool("sack", false)?,
+        probe_after_timeouts: t.u32_in("probe_after_timeouts", 0, 0, 1_000_000)?,
+    })
+}

@@ -1,0 +1,399 @@
+//! `[workload]`: flow sizes, arrivals and the traffic matrix.
+
+use super::reader::{as_u64, quote_list, show, suggest, type_name, Kind, Section};
+use super::topology::TopologySpec;
+use crate::cdf::{Cdf, SizeSampling, NAMED_CDFS};
+use crate::error::SpecError;
+use crate::spec::reader::parse_bytes;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Where flow sizes come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FlowSizes {
+    /// A shipped CDF: `websearch`, `datamining` or `imc10`.
+    Named(String),
+    /// A CDF file (`size_pkts ignored cdf` per line).
+    File(String),
+    /// Every flow has this many bytes.
+    Fixed(u64),
+    /// Two sizes, see `workload.bimodal`.
+    Bimodal,
+}
+
+impl Serialize for FlowSizes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            FlowSizes::Named(n) | FlowSizes::File(n) => s.serialize_str(n),
+            FlowSizes::Fixed(b) => s.serialize_u64(*b),
+            FlowSizes::Bimodal => s.serialize_str("bimodal"),
+        }
+    }
+}
+
+impl FlowSizes {
+    /// The CDF of a named or file distribution (`None` for fixed and bimodal sizes).
+    pub fn cdf(&self) -> Option<Result<Cdf, String>> {
+        match self {
+            FlowSizes::Named(n) => Some(crate::cdf::load(n, false)),
+            FlowSizes::File(p) => Some(crate::cdf::load(p, true)),
+            FlowSizes::Fixed(_) | FlowSizes::Bimodal => None,
+        }
+    }
+}
+
+/// Traffic matrices.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Matrix {
+    /// Every ordered pair is an independent Poisson process.
+    AllToAll,
+    /// Each host sends to one partner and receives from one.
+    Permutation,
+    /// Requests: `incast_senders` random senders answer one receiver, splitting the bytes.
+    Incast,
+    /// Every flow goes to host 0 from a random other host (the PIAS testbed's client fetching
+    /// from its servers); the load is on host 0's link.
+    FanIn,
+    /// Flows read from a CSV trace.
+    Trace(String),
+}
+
+impl Serialize for Matrix {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Matrix::AllToAll => "all-to-all",
+            Matrix::Permutation => "permutation",
+            Matrix::Incast => "incast",
+            Matrix::FanIn => "fan-in",
+            Matrix::Trace(p) => p,
+        })
+    }
+}
+
+/// `[workload.bimodal]`: flows of `small_bytes` with probability `p_small`, else `large_bytes`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BimodalSpec {
+    /// Default 3 packets (4380 B), as in pHost §4.
+    pub small_bytes: u64,
+    /// Default 700 packets (1,022,000 B).
+    pub large_bytes: u64,
+    /// Default 0.5.
+    pub p_small: f64,
+}
+
+/// `[workload]`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct WorkloadSpec {
+    /// `websearch` (default), `datamining`, `imc10`, `bimodal`, a CDF file path, or a fixed
+    /// size in bytes (an integer or a string such as "100KB").
+    pub flow_sizes: FlowSizes,
+    /// `interpolate` (default), `interpolate-round` or `step`.
+    pub size_sampling: SizeSampling,
+    /// Used when `flow_sizes = "bimodal"`.
+    pub bimodal: BimodalSpec,
+    /// Offered load on each host link, 0 < load < 1. Default 0.6.
+    pub load: f64,
+    /// Mean flow size used for the arrival rate, bytes; 0 (default) = the exact mean of the
+    /// size distribution as sampled. The ns-2 scripts use 1138 × 1460 B for web search.
+    pub mean_size_bytes: u64,
+    /// `all-to-all` (default), `permutation`, `incast`, or a trace CSV path.
+    pub matrix: Matrix,
+    /// One flow-size choice per tenant (same forms as `flow_sizes`, which they replace); flow
+    /// k belongs to tenant k mod n. Empty (default): one tenant.
+    pub tenants: Vec<FlowSizes>,
+    /// Relative share of flows per tenant (same length as `tenants`); each flow then draws its
+    /// tenant at random with these weights. Empty (default): tenants take turns.
+    pub tenant_weights: Vec<f64>,
+    /// `poisson` (default: Poisson arrivals at the load) or `at-start` (every flow starts at
+    /// time 0, as in pHost §4.4).
+    pub arrivals: Arrivals,
+    /// Incast: senders per request. Default 10.
+    pub incast_senders: u32,
+    /// Partition/aggregate queries on top of the other flows (PIAS §5.1): this many queries,
+    /// each host 0 asking `query_fanout` distinct other hosts for `query_bytes`. Default 0.
+    pub queries: u64,
+    /// Query arrival rate (Poisson), per second. Default 20.
+    pub query_rate_per_s: f64,
+    /// Servers per query. Default 15.
+    pub query_fanout: u32,
+    /// Response size per server, bytes. Default 1000.
+    pub query_bytes: u64,
+    /// Number of flows to generate (for traces: at most this many rows; 0 = all). Default
+    /// 20000.
+    pub flows: u64,
+    /// Stop the run at this simulated time, ms; 0 (default) = run until every flow finishes.
+    pub duration_ms: f64,
+    /// What ends the run: `all-finished` (default: `flows` flows arrive and the run goes on
+    /// until every one has finished) or `n-finished` (arrivals go on past `flows` and the run
+    /// ends as soon as `flows` flows have finished; the flows still open then are left out of
+    /// the statistics, as in the pFabric and PIAS authors' ns-2 scripts, whose `sim_end` is a
+    /// number of finished flows, reference §1.3).
+    pub stop_when: StopWhen,
+    /// Fraction of the first flows (by arrival) left out of the statistics. Default 0.
+    pub warmup_fraction: f64,
+    /// Give every generated flow a deadline: arrival + max(1.25 × its ideal FCT, X) with X
+    /// exponential of this mean, µs (pHost §4.3, citing pFabric: mean 1000 µs). 0 (default):
+    /// no deadlines (trace deadlines are used as given).
+    pub deadline_mean_us: f64,
+}
+
+crate::choice! {
+    /// What ends a run (besides `duration_ms`).
+    pub enum StopWhen {
+        /// Every generated flow has finished.
+        AllFinished = "all-finished",
+        /// `flows` flows have finished, with arrivals continuing until then.
+        NFinished = "n-finished",
+    }
+}
+
+crate::choice! {
+    /// When flows start.
+    pub enum Arrivals {
+        /// A Poisson process at the rate that gives the load.
+        Poisson = "poisson",
+        /// All flows at time 0.
+        AtStart = "at-start",
+    }
+}
+
+/// A flow-size choice: a named CDF, "bimodal", a byte count or a CDF file (`field` names it in
+/// errors).
+fn parse_flow_sizes(v: Option<&Value>, field: String) -> Result<FlowSizes, SpecError> {
+    let flow_sizes = match v {
+        None => FlowSizes::Named("websearch".into()),
+        Some(Value::String(s)) => {
+            let lower = s.to_ascii_lowercase();
+            if NAMED_CDFS.contains(&lower.as_str()) {
+                FlowSizes::Named(lower)
+            } else if lower == "bimodal" {
+                FlowSizes::Bimodal
+            } else if let Some(b) = parse_bytes(s) {
+                FlowSizes::Fixed(b)
+            } else if std::path::Path::new(s).exists() {
+                FlowSizes::File(s.clone())
+            } else {
+                let mut names: Vec<&str> = NAMED_CDFS.to_vec();
+                names.push("bimodal");
+                let hint = suggest(s, &names)
+                    .map(|n| format!(" (did you mean \"{n}\"?)"))
+                    .unwrap_or_default();
+                return Err(SpecError::new(
+                    field.clone(),
+                    format!("\"{s}\" is neither one of {}, a byte count, nor an existing CDF file{hint}", quote_list(&names)),
+                ));
+            }
+        }
+        Some(v) => match as_u64(v) {
+            Some(b) => FlowSizes::Fixed(b),
+            None => {
+                return Err(SpecError::new(
+                    field.clone(),
+                    format!(
+                        "must be a workload name, a CDF path or a byte count, got {} {}",
+                        type_name(v),
+                        show(v)
+                    ),
+                ))
+            }
+        },
+    };
+    if flow_sizes == FlowSizes::Fixed(0) {
+        return Err(SpecError::new(field.clone(), "a fixed flow size must be at least 1 byte"));
+    }
+    Ok(flow_sizes)
+}
+
+/// Resolves `[workload]` for `topo`.
+pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, SpecError> {
+    const SIZES: &[&str] = &["string", "integer"];
+    const SIZES_NOTE: &str =
+        "\"websearch\", \"datamining\", \"imc10\", \"bimodal\", a CDF file path, or a byte count";
+    w.declare("flow_sizes", Kind::Custom { types: SIZES, note: SIZES_NOTE }, "websearch".into());
+    w.declare(
+        "tenants",
+        Kind::Custom { types: &["array"], note: "one flow-size choice per tenant" },
+        Value::Array(Vec::new()),
+    );
+    w.declare(
+        "tenant_weights",
+        Kind::Custom { types: &["array"], note: "one positive weight per tenant" },
+        Value::Array(Vec::new()),
+    );
+    w.declare(
+        "matrix",
+        Kind::Custom {
+            types: &["string"],
+            note: "\"all-to-all\", \"permutation\", \"incast\", \"fan-in\", or a trace CSV path",
+        },
+        "all-to-all".into(),
+    );
+    let flow_sizes = parse_flow_sizes(w.raw("flow_sizes"), w.field("flow_sizes"))?;
+    let tenants = match w.raw("tenants") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| parse_flow_sizes(Some(v), format!("{}[{i}]", w.field("tenants"))))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(v) => {
+            return Err(SpecError::new(
+                w.field("tenants"),
+                format!(
+                    "must be a list of flow sizes (one per tenant), got {} {}",
+                    type_name(v),
+                    show(v)
+                ),
+            ))
+        }
+    };
+    let tenant_weights: Vec<f64> = match w.raw("tenant_weights") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for (i, v) in items.iter().enumerate() {
+                match v.as_f64() {
+                    Some(x) if x > 0.0 && x.is_finite() => out.push(x),
+                    _ => {
+                        return Err(SpecError::new(
+                            format!("{}[{i}]", w.field("tenant_weights")),
+                            format!("{} is not a positive number", show(v)),
+                        ))
+                    }
+                }
+            }
+            out
+        }
+        Some(v) => {
+            return Err(SpecError::new(
+                w.field("tenant_weights"),
+                format!("must be a list of positive numbers, got {} {}", type_name(v), show(v)),
+            ))
+        }
+    };
+    if !tenant_weights.is_empty() && tenant_weights.len() != tenants.len() {
+        return Err(SpecError::new(
+            w.field("tenant_weights"),
+            format!(
+                "{} weights for {} tenants: give one weight per entry of `workload.tenants`",
+                tenant_weights.len(),
+                tenants.len()
+            ),
+        ));
+    }
+    let arrivals = w.choice("arrivals", Arrivals::Poisson)?;
+    let b = w.sub("bimodal")?;
+    let bimodal = BimodalSpec {
+        small_bytes: b.bytes("small_bytes", 3 * 1460)?,
+        large_bytes: b.bytes("large_bytes", 700 * 1460)?,
+        p_small: b.f64_in("p_small", 0.5, 0.0, 1.0, "must be a probability between 0 and 1")?,
+    };
+    let load = w.f64_between("load", 0.6, 0.0, 1.0, "load must be > 0 and < 1")?;
+    let matrix = match w.string_value("matrix")? {
+        None => Matrix::AllToAll,
+        Some(s) => match s.to_ascii_lowercase().as_str() {
+            "all-to-all" => Matrix::AllToAll,
+            "permutation" => Matrix::Permutation,
+            "incast" => Matrix::Incast,
+            "fan-in" => Matrix::FanIn,
+            _ if s.ends_with(".csv") || std::path::Path::new(s).exists() => {
+                Matrix::Trace(s.to_string())
+            }
+            _ => {
+                let names = ["all-to-all", "permutation", "incast", "fan-in"];
+                let hint = suggest(s, &names)
+                    .map(|n| format!(" (did you mean \"{n}\"?)"))
+                    .unwrap_or_default();
+                return Err(SpecError::new(
+                    w.field("matrix"),
+                    format!(
+                        "\"{s}\" is not one of {} nor a trace CSV file{hint}",
+                        quote_list(&names)
+                    ),
+                ));
+            }
+        },
+    };
+    let incast_senders = w.u32_in("incast_senders", 10, 1, 1_000_000)?;
+    if matrix == Matrix::Incast && incast_senders >= topo.n_hosts() {
+        return Err(SpecError::new(
+            w.field("incast_senders"),
+            format!(
+                "{incast_senders} senders do not fit: the topology has {} hosts, so at most {}",
+                topo.n_hosts(),
+                topo.n_hosts() - 1
+            ),
+        ));
+    }
+    let queries = w.u64_in("queries", 0, 0, 1_000_000_000)?;
+    let query_fanout = w.u32_in("query_fanout", 15, 1, 1_000_000)?;
+    if queries > 0 && query_fanout >= topo.n_hosts() {
+        return Err(SpecError::new(
+            w.field("query_fanout"),
+            format!(
+                "{query_fanout} servers do not fit: host 0 can ask at most the {} other hosts",
+                topo.n_hosts() - 1
+            ),
+        ));
+    }
+    let flows = w.u64_in("flows", 20_000, 0, 1_000_000_000)?;
+    if flows == 0 && !matches!(matrix, Matrix::Trace(_)) {
+        return Err(SpecError::new(
+            w.field("flows"),
+            "0 flows: give at least 1 (0 means \"all rows\" only for a trace)",
+        ));
+    }
+    let stop_when = w.choice("stop_when", StopWhen::AllFinished)?;
+    if stop_when == StopWhen::NFinished {
+        // Arrivals must go on past `flows`: a trace ends, and "at-start" would put an
+        // unbounded number of flows at time 0.
+        let why = match (&matrix, arrivals) {
+            (Matrix::Trace(_), _) => Some("a trace has a fixed set of flows"),
+            (_, Arrivals::AtStart) => {
+                Some("with arrivals = \"at-start\" every flow starts at time 0")
+            }
+            _ => None,
+        };
+        if let Some(why) = why {
+            return Err(SpecError::new(
+                w.field("stop_when"),
+                format!(
+                    "\"n-finished\" needs arrivals that go on past `flows`, and {why}; use \"all-finished\""
+                ),
+            ));
+        }
+    }
+    Ok(WorkloadSpec {
+        flow_sizes,
+        size_sampling: w.choice("size_sampling", SizeSampling::Interpolate)?,
+        bimodal,
+        load,
+        mean_size_bytes: w.bytes("mean_size_bytes", 0)?,
+        matrix,
+        tenants,
+        tenant_weights,
+        arrivals,
+        incast_senders,
+        queries,
+        query_rate_per_s: w.f64_in(
+            "query_rate_per_s",
+            20.0,
+            1e-6,
+            1e12,
+            "must be a positive rate (queries per second)",
+        )?,
+        query_fanout,
+        query_bytes: w.bytes("query_bytes", 1000)?.max(1),
+        flows,
+        duration_ms: w.f64_in("duration_ms", 0.0, 0.0, 1e9, "must be >= 0 (0 = no limit)")?,
+        stop_when,
+        warmup_fraction: w.f64_in("warmup_fraction", 0.0, 0.0, 0.99, "must be in [0, 0.99]")?,
+        deadline_mean_us: w.f64_in(
+            "deadline_mean_us",
+            0.0,
+            0.0,
+            1e12,
+            "must be >= 0 (0 = no deadlines)",
+        )?,
+    })
+}

@@ -1,0 +1,33 @@
+//! The run's random streams, one per component, each a sub-stream of the spec's seed: adding a
+//! draw in one component never shifts another's draws. The numbers are part of the results'
+//! identity (changing one changes every run that draws from it).
+
+use dcsim_engine::Rng;
+
+/// A component's random stream.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Flow inter-arrival times.
+    ArrivalTimes = 1,
+    /// Flow sizes.
+    FlowSizes = 2,
+    /// Source/destination pairs (and permutations, incast senders).
+    HostPairs = 3,
+    /// Deadlines.
+    Deadlines = 4,
+    /// Tenants (with `tenant_weights`).
+    Tenants = 5,
+    /// Partition/aggregate queries.
+    Queries = 6,
+    /// Load balancing (spraying, ECMP hashing).
+    LoadBalancer = 10,
+    /// Queue tie-breaks.
+    QueueTieBreaks = 11,
+}
+
+impl Stream {
+    /// This stream of `seed`.
+    pub fn rng(self, seed: u64) -> Rng {
+        Rng::stream(seed, self as u64)
+    }
+}
