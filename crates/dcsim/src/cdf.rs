@@ -100,7 +100,7 @@ impl Cdf {
     }
 
     /// The exact mean size in packets under `mode`, so the arrival rate matches the sampler
-    /// (reference §8.1).
+    /// (the exact mean of the interpolated or step distribution).
     pub fn mean_pkts(&self, mode: SizeSampling) -> f64 {
         // ∫₀^y frac(x) dx.
         fn frac_integral(y: f64) -> f64 {
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn means_match_the_reference() {
-        // Reference §8.1: interpolated means 1140.98 (web search), 5116.60 (data mining),
+        // Exact means of the shipped CDFs: interpolated 1140.98 (web search), 5116.60 (data mining),
         // 133.81 (IMC10) packets; step means 1622.94 and 9467.10. Rounding up adds ~0.5.
         let ws = websearch();
         let dm = Cdf::parse(DATAMINING, "dm").unwrap();

@@ -1,5 +1,5 @@
-//! Ideal: a flow-level simulation of end-to-end SRPT (pFabric HotNets'12 §2.1 and §3;
-//! reference §7.5).
+//! Ideal: a flow-level simulation of end-to-end SRPT (pFabric HotNets'12 §2.1 and §3,
+//! SIGCOMM'13 §5.1).
 //!
 //! "A central scheduler with a full view of all flows preemptively schedules existing flows in
 //! nondecreasing order of size, and in a maximal manner. Only the edge link capacity

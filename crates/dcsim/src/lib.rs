@@ -57,7 +57,7 @@ pub mod fabric;
 pub mod flow_level;
 pub mod metrics;
 pub mod packet;
-mod protocols;
+pub mod protocols;
 pub mod queue;
 pub mod sim;
 pub mod spec;

@@ -6,7 +6,7 @@
 //! dispatch are generated from this list; nothing else lists protocols. Adding a protocol is
 //! its module plus one line here (see `crates/README.md`, "Adding a protocol").
 //!
-//! This module imports nothing: [`for_each_protocol!`] hands the list to a macro of the
+//! This module imports nothing: `for_each_protocol!` hands the list to a macro of the
 //! caller's, so the spec and the transports can both derive from it without importing each
 //! other.
 

@@ -244,7 +244,7 @@ mod tests {
     #[test]
     fn moments_match_the_cdf() {
         let d = websearch();
-        // Interpolated mean: 1140.98 packets (reference §8.1).
+        // Interpolated mean: 1140.98 packets (the web-search CDF of the pFabric scripts, interpolated).
         assert!((d.mean() / 1460.0 - 1140.98).abs() < 0.01, "{}", d.mean() / 1460.0);
         assert!((d.moments(f64::INFINITY, 0.0).p - 1.0).abs() < 1e-12);
         assert!((d.quantile(0.6) / 1460.0 - 133.0).abs() < 1e-6);
@@ -418,7 +418,7 @@ mod tests {
     }
 }
 
-/// PIAS §3.3 (reference §6.5): the share θ_l of flows each of `queues` MLFQ levels should
+/// PIAS NSDI'15 §3.3: the share θ_l of flows each of `queues` MLFQ levels should
 /// serve at `load`. The paper's ratio argument makes each θ_l proportional to
 /// 1 − ρ·Σ_{m<l} θ_m; with x_l = Σ_{m≤l} θ_m that gives 1 − ρ·x_l = (1 − ρc)^l, and Σθ = 1
 /// fixes c = (1 − (1 − ρ)^{1/K}) / ρ. The shares fall geometrically: the top queue serves
@@ -446,8 +446,8 @@ pub fn pias_closed_form(d: &SizeDist, load: f64, queues: usize) -> Vec<f64> {
         .collect()
 }
 
-/// The demotion thresholds of the PIAS authors' final ns-2 scripts (reference §6.5, S3
-/// `run_pias_dctcp.py` / `run_pias_vl2.py`), in packets of 1460 B, for 8 queues: web search
+/// The demotion thresholds of the PIAS authors' final ns-2 scripts (HKUST-SING/PIAS-NS2 on GitHub,
+/// `scripts/run_pias_dctcp.py` / `run_pias_vl2.py`), in packets of 1460 B, for 8 queues: web search
 /// and data mining at loads 0.5-0.9.
 pub fn pias_table_pkts(workload: &str, load: f64) -> Option<[u64; 7]> {
     const WEBSEARCH: [(f64, [u64; 7]); 5] = [

@@ -3,9 +3,9 @@
 use dcsim_engine::SimTime;
 use serde::{Deserialize, Serialize};
 
-/// TCP payload per full packet (reference §1.2).
+/// TCP payload per full packet (the papers' simulators: 1460 B payload, 40 B header).
 pub const MSS_BYTES: u32 = 1460;
-/// Header bytes on every packet (reference §1.2).
+/// Header bytes on every packet (the papers' simulators: 1460 B payload, 40 B header).
 pub const HEADER_BYTES: u32 = 40;
 /// A full data packet on the wire.
 pub const MTU_BYTES: u32 = MSS_BYTES + HEADER_BYTES;

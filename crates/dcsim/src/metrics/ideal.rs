@@ -1,6 +1,6 @@
 //! The ideal flow completion time: the FCT a flow would have alone in an idle network, with
 //! its sender transmitting every packet back to back and the receiver acknowledging the last
-//! one (reference §1.5).
+//! one (the pHost authors' simulator's "oracle FCT", the normalization of pHost §4).
 //!
 //! The model is exactly the simulator's own: a packet of `b` bytes occupies hop `i` for
 //! `b / rate_i`, and reaches the next node after the *lead* time (its whole serialization

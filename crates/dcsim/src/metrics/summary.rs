@@ -4,7 +4,7 @@ use super::FlowRecords;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// The size bins of the papers (reference §1.5): (0,100KB], (100KB,10MB], (10MB,∞).
+/// The size bins of the papers (pFabric SIGCOMM'13 §5, pHost §4, PIAS §5): (0,100KB], (100KB,10MB], (10MB,∞).
 pub const BINS: [(&str, u64, u64); 3] =
     [("0-100KB", 0, 100_000), ("100KB-10MB", 100_000, 10_000_000), ("10MB+", 10_000_000, u64::MAX)];
 

@@ -11,7 +11,7 @@ use dcsim_engine::SimTime;
 use std::collections::VecDeque;
 
 /// FIFO with a byte limit; an arriving packet that would push the waiting bytes above the
-/// limit is dropped. ns-2 enforces its packet limits the same way, in bytes (reference §1.2).
+/// limit is dropped. ns-2 enforces its packet limits the same way, in bytes (`queue_in_bytes_`).
 #[derive(Debug)]
 pub struct DropTail {
     waiting: VecDeque<(SimTime, u32)>,

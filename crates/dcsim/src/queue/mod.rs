@@ -185,7 +185,7 @@ pub enum EcnMarking {
     /// Never mark.
     Off,
     /// Mark an ECT packet on arrival if the bytes already queued are at least `threshold`
-    /// (DCTCP's instantaneous-queue rule, reference §7.1).
+    /// (DCTCP's instantaneous-queue rule, DCTCP SIGCOMM'10 §3.1).
     Instantaneous {
         /// K, in bytes.
         threshold_bytes: u64,

@@ -7,7 +7,7 @@
 //!   §2.2) and sends the *earliest-arrived* packet of that packet's flow, so a flow's packets
 //!   leave in order and its older packets (whose numbers are larger, because remaining size
 //!   shrinks) are not starved by its newer ones (the SIGCOMM paper's starvation rule,
-//!   reference §2.3);
+//!   §4.1, as the authors' ns-2 patch implements it);
 //! * **enqueue** — appends; if the buffer then exceeds its limit, drops the least urgent
 //!   packet: the arriving one if its number is at least every queued packet's (HotNets §2.2:
 //!   "if it has priority less than or equal to the lowest priority packet in the buffer, it is

@@ -1,7 +1,7 @@
 //! Strict priority over K FIFO queues sharing one buffer, with a reservation per queue
 //! (pFabric SIGCOMM'13 §6.2: "The queues at a port share a buffer pool of size 225KB (150
 //! packets). We reserve 15KB (10 packets) of buffer per queue and the rest is shared
-//! dynamically on a first-come-first-serve basis"; reference §2.6).
+//! dynamically on a first-come-first-serve basis"; pFabric SIGCOMM'13 §6.2).
 //!
 //! A packet of class k (0 = highest priority; classes ≥ K go to queue K−1) is admitted if
 //! queue k stays within its reservation, or if the bytes it adds beyond the reservation fit

@@ -1,4 +1,4 @@
-//! `[dctcp]`: DCTCP's settings, also used by PIAS, L2DCT and D2TCP.
+//! `[dctcp]`: DCTCP's settings, also used by the protocols built on DCTCP.
 
 use super::reader::Section;
 use crate::error::SpecError;

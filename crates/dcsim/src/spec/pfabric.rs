@@ -33,7 +33,7 @@ pub struct PfabricSpec {
     /// Initial window, packets. Default 12.
     pub initial_window_pkts: u32,
     /// Largest window, packets; 0 (default) = what the flow's queue holds, in packets, minus 1,
-    /// at least the initial window (the scripts' `maxcwnd` rule, reference §2.4); the resolved
+    /// at least the initial window (the `maxcwnd` rule of the pFabric authors' ns-2 scripts); the resolved
     /// spec shows the value.
     pub max_window_pkts: u32,
     /// MinTCP enters probe mode after this many consecutive timeouts; 0 = never. Default 5.
@@ -43,7 +43,7 @@ pub struct PfabricSpec {
     /// to queues by size with `thresholds`.
     pub queues: u32,
     /// Flow-size thresholds in bytes (`queues − 1` of them, increasing): a flow of size ≤
-    /// thresholds[k] (and above the previous one) uses queue k. Computed from
+    /// `thresholds[k]` (and above the previous one) uses queue k. Computed from
     /// `threshold_method` when not given.
     pub thresholds: Vec<u64>,
     /// `mg1` (default: the paper's M/G/1 model, optimised for the workload and load) or
@@ -55,11 +55,11 @@ pub struct PfabricSpec {
     /// How a packet's queue is chosen with `queues > 0`: `flow-size` (default: the flow's
     /// size against `thresholds`, the model of SIGCOMM'13 §6.1) or `remaining` (the flow's
     /// remaining bytes when the packet is sent, so a long flow moves up as it nears its end:
-    /// what the authors' ns-2 code does, `calPrio` on the priority number, reference §2.6).
+    /// what the authors' ns-2 code does, `calPrio` on the priority number, in the pFabric ns-2 patch).
     pub classify: ClassifyBy,
     /// What a packet's priority number is: `remaining` (default: the flow's remaining bytes,
     /// SRPT) or `deadline` (the flow's absolute deadline, EDF; a flow that can no longer make
-    /// it, or has none, gets the lowest priority; reference §2.5).
+    /// it, or has none, gets the lowest priority; pFabric SIGCOMM'13 §4.1 and the authors' ns-2 deadline patch).
     pub priority: PriorityKey,
 }
 
@@ -106,7 +106,7 @@ impl PfabricSpec {
     }
 
     /// The window cap: as given, or one packet less than the queue a flow uses can hold (the
-    /// scripts' `maxcwnd = queue − 1` rule, reference §2.4). With a few queues that is the
+    /// `maxcwnd = queue − 1` rule of the pFabric authors' ns-2 scripts). With a few queues that is the
     /// queue's reservation plus the shared part, `buffer − (queues − 1)·reserved`: a larger
     /// window would overflow the flow's own NIC queue.
     pub fn max_window(&self, buffer: u64) -> u32 {

@@ -56,9 +56,9 @@ impl Serialize for DupAckThreshold {
 pub struct TransportSpec {
     /// `dctcp` (default), `tcp`, `pfabric`, `ideal`, `phost` or `fastpass`.
     pub protocol: Protocol,
-    /// Initial congestion window, packets. Default 12 (pFabric scripts, reference §7.1).
+    /// Initial congestion window, packets. Default 12 (the pFabric authors' ns-2 scripts).
     pub initial_window_pkts: u32,
-    /// Largest congestion window, packets. Default 149 (reference §7.1).
+    /// Largest congestion window, packets. Default 149 (the pFabric authors' ns-2 scripts).
     pub max_window_pkts: u32,
     /// `adaptive` (default) or `fixed`.
     pub rto: RtoMode,

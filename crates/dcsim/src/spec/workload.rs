@@ -127,7 +127,7 @@ pub struct WorkloadSpec {
     /// until every one has finished) or `n-finished` (arrivals go on past `flows` and the run
     /// ends as soon as `flows` flows have finished; the flows still open then are left out of
     /// the statistics, as in the pFabric and PIAS authors' ns-2 scripts, whose `sim_end` is a
-    /// number of finished flows, reference §1.3).
+    /// number of finished flows).
     pub stop_when: StopWhen,
     /// Fraction of the first flows (by arrival) left out of the statistics. Default 0.
     pub warmup_fraction: f64,

@@ -1,5 +1,5 @@
 //! Two-tier leaf-spine: `racks` ToRs with `hosts_per_rack` hosts each, full mesh to `spines`.
-//! The papers' default is 9 × 16 hosts, 4 spines, 10/40 Gbps (reference §1.1).
+//! The papers' default is 9 × 16 hosts, 4 spines, 10/40 Gbps (pFabric SIGCOMM'13 §5, pHost §4.1).
 
 use super::Builder;
 use crate::spec::TopologySpec;

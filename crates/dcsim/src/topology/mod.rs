@@ -67,7 +67,7 @@ impl Builder {
     }
 
     /// Attaches the reserved service hosts to host 0's edge switch with host-rate links (the
-    /// pHost authors' Fastpass arbiter hangs off ToR 0, reference §4.2).
+    /// pHost authors' Fastpass arbiter hangs off ToR 0 in NetSys/simulator).
     fn attach_extra_hosts(&mut self, spec: &TopologySpec) {
         let n = self.rack_of_host.len() as u32;
         let first = n - self.extra_hosts;
@@ -123,7 +123,7 @@ impl Builder {
                 } else {
                     HopKind::Core
                 };
-                // The per-host delay of the pFabric scripts sits on host links (reference §1.1).
+                // The per-host delay of the pFabric scripts sits on host links in the pFabric authors' ns-2 scripts.
                 let delay = if owner_host || peer_host { l.delay + host_delay } else { l.delay };
                 let (queue, marking) = factory(PortInfo { hop, rate: l.rate });
                 adjacency[owner as usize].push(ports.len() as u32);

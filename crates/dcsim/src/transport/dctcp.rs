@@ -1,4 +1,4 @@
-//! DCTCP (Alizadeh et al., SIGCOMM 2010), as in the pFabric ns-2 patch (reference §7.1):
+//! DCTCP (Alizadeh et al., SIGCOMM 2010), as the pFabric authors' ns-2 patch and scripts run it:
 //! the receiver echoes CE on the ACK of every marked packet; the sender keeps the fraction F
 //! of acknowledged bytes that were marked over each window and updates
 //! α ← (1 − g)·α + g·F once per window; on an ECN-Echo, at most once per window, it sets
@@ -67,7 +67,7 @@ impl CongestionControl for Dctcp {
 }
 
 impl Dctcp {
-    /// DCTCP's window cut with penalty `p` in place of α (L2DCT and D2TCP scale it): at most
+    /// DCTCP's window cut with penalty `p` in place of α (size- and deadline-aware variants scale it): at most
     /// once per window of data, cwnd ← cwnd × (1 − p/2) (DCTCP paper eq. 2). Returns true if
     /// the window was cut.
     pub fn cut(&mut self, w: &mut Window, p: f64, ctx: &FlowCtx) -> bool {

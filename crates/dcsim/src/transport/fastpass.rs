@@ -1,5 +1,5 @@
 //! Fastpass (Perry et al., SIGCOMM'14) as the pHost paper simulates it (pHost §4.1;
-//! reference §4.2): a centralised arbiter decides which flow every source sends in every
+//! the details as in the pHost authors' simulator, NetSys/simulator): a centralised arbiter decides which flow every source sends in every
 //! timeslot.
 //!
 //! * **Arbiter.** A service host attached to host 0's edge switch by a host-rate link; its
@@ -38,7 +38,7 @@ use dcsim_engine::SimTime;
 use std::collections::VecDeque;
 
 /// Request: a source tells the arbiter how many packets a flow needs (header word
-/// [`COUNT`]; [`FINISHED`] when it is done).
+/// `COUNT`; `FINISHED` when it is done).
 pub const RTS: PacketKind = PacketKind::control(0);
 /// Schedule: the arbiter tells a source which flow sends in which timeslot of an epoch
 /// (`seq` names the schedule message).
@@ -384,7 +384,7 @@ impl FastpassTransport {
         }
     }
 
-    /// One timeslot: a greedy maximal matching in SRPT (or EDF) order (reference §4.2).
+    /// One timeslot: a greedy maximal matching in SRPT (or EDF) order (the pHost authors' `fastpass` arbiter).
     fn match_timeslot(&mut self, ts: u32) {
         // Stable sort of an almost sorted list (only the previous slot's matches changed by
         // one): close to linear.
@@ -546,14 +546,14 @@ impl FastpassTransport {
         };
         let (src, generation) = (fl.src, fl.generation);
         if fl.requested == 0 {
-            // Everything asked for is out: check one epoch later (reference §4.2).
+            // Everything asked for is out: check one epoch later (as the pHost authors' code does).
             fab.schedule(now + epoch, FastpassEvent::Timer(slot, generation).encode());
         }
         fab.inject(src, data);
     }
 
     /// A flow's timer: one epoch after the source sent all it had asked for, re-request what
-    /// is unacknowledged (reference §4.2); and the watchdog, which asks again when slots were
+    /// is unacknowledged (as the pHost authors' code does); and the watchdog, which asks again when slots were
     /// requested but none came for [`FastpassParams::watchdog`] (a lost schedule: harmless
     /// otherwise, since the request then repeats what the arbiter already has).
     fn on_timer(&mut self, slot: u32, generation: u32, fab: &mut Fabric) {

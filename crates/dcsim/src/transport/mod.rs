@@ -8,23 +8,13 @@
 //! ([`AnyHost`]) from that one list; the simulation loop and the fabric know no protocol.
 //!
 //! Host transports implement [`HostTransport`]. They own their events ([`TransportEvent`],
-//! declared with [`transport_events!`]) and their control packet kinds
+//! declared with [`crate::transport_events!`]) and their control packet kinds
 //! ([`crate::packet::PacketKind::control`]) and header words. Window protocols share one
 //! mechanism ([`window`]) and differ by their congestion-control policy and packet tagger;
 //! receiver-driven ones (pHost, Fastpass) are mechanisms of their own. Dispatch is by `match`
 //! over [`AnyHost`] and, inside the window mechanism, static (generic over the policy): never a
 //! boxed trait object on the per-packet path.
 
-pub mod d2tcp;
-pub mod dctcp;
-pub mod fastpass;
-pub mod ideal;
-pub mod l2dct;
-pub mod las;
-pub mod pfabric;
-pub mod phost;
-pub mod pias;
-pub mod tcp;
 pub mod window;
 
 use crate::fabric::{Event, Fabric};
@@ -59,7 +49,7 @@ pub trait HostTransport {
 }
 
 /// A transport's event type: encodes into the fabric's [`Event::Transport`] and back.
-/// Declare one with [`transport_events!`].
+/// Declare one with [`crate::transport_events!`].
 pub trait TransportEvent: Copy {
     /// The fabric event carrying this one.
     fn encode(self) -> Event;
@@ -208,9 +198,12 @@ pub trait Protocol {
     fn assemble(spec: &Spec) -> Parts<Self::Host>;
 }
 
-/// Generates, from the registry's list, the host-transport enum and its dispatch.
+/// Generates, from the registry's list, the protocol modules' declarations, the
+/// host-transport enum and its dispatch.
 macro_rules! dispatch {
     ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,)+) => {
+        $(pub mod $module;)+
+
         /// The host transport of every protocol, dispatched by `match`.
         #[derive(Debug)]
         pub enum AnyHost {

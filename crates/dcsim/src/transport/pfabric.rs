@@ -1,10 +1,10 @@
-//! pFabric's end-host rate control (HotNets'12 §3, SIGCOMM'13 §4.2; reference §2.4-2.5).
+//! pFabric's end-host rate control (HotNets'12 §3, SIGCOMM'13 §4.2).
 //!
 //! pFabric leaves scheduling to the switches ([`crate::queue::PriorityDropQueue`]) and keeps
 //! the hosts minimal. Both variants run on the shared window mechanism with: every data packet
 //! tagged with the flow's remaining bytes, no fast retransmit, a fixed RTO without backoff,
 //! and retransmissions that skip packets the receiver already holds (the SACK of the ns-2
-//! agent, idealised as in the pHost authors' simulator, reference §2.4).
+//! agent, idealised as in the pHost authors' simulator).
 //!
 //! * **MinTCP** ([`MinTcp`]): "12 packet initial window size; no fast-retransmission; no
 //!   retransmission timeout estimation, RTO is fixed" (HotNets §3). Growth is TCP's (slow start,
@@ -14,7 +14,7 @@
 //!   §2.4, the ns-2 `prob_cap_`).
 //! * **LineRate** ([`LineRate`]): "No rate control ... Flows constantly send at the NIC line
 //!   rate" (HotNets §3): the window starts at its maximum and never shrinks; lost packets are
-//!   resent after the fixed timeout. (Not in the public scripts; reference §2.5 suggests
+//!   resent after the fixed timeout. (Not in the public scripts; the HotNets text describes
 //!   exactly this: MinTCP with no window reduction and no probe mode.)
 
 use super::window::{

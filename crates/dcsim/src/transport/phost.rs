@@ -1,5 +1,5 @@
 //! pHost (Gao et al., CoNEXT'15): receiver-driven transport with per-packet tokens over a
-//! commodity fabric with a few priority levels (paper §3; reference §3).
+//! commodity fabric with a few priority levels (paper §3; the authors' simulator, NetSys/simulator on GitHub, for what the paper leaves open).
 //!
 //! * **Source (Algorithm 1).** On a flow's arrival the source sends a 40-byte RTS to the
 //!   destination and adds the flow's free tokens (§3.2: "a few free tokens per flow (akin to
@@ -24,7 +24,7 @@
 //!   `data_priorities` is off). Switches are pFabric-style ports with these three numbers.
 //!
 //! Parameters default to the paper's §4.1 values; `phost.preset = "authors-code"` switches to the
-//! public code's (reference §3.3).
+//! public code's (NetSys/simulator).
 
 use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
 use crate::fabric::Fabric;
@@ -264,7 +264,7 @@ impl HostTransport for PhostTransport {
         received.resize((n as usize).div_ceil(64), 0);
         tokens.clear();
         // Free tokens expire when the flow could have sent them all plus the usual margin
-        // (start + (n + 1.5) T_mtu in the authors' code, reference §3.3).
+        // (start + (n + 1.5) T_mtu in the authors' code).
         let free_expiry = now + SimTime(p.t_mtu.as_ps() * free as u64) + p.token_expiry;
         tokens.extend((0..free).map(|i| Token { expiry: free_expiry, token_seq: i, data_seq: i }));
         *fl = Flow {
@@ -485,7 +485,7 @@ impl PhostTransport {
             }
         }
         if reissue_due {
-            // Re-issue (§3.2, reference §3.4: tokens again for every packet still missing) for
+            // Re-issue (§3.2; as the authors' code does it: tokens again for every packet still missing) for
             // each due flow that comes before the chosen one in policy order (or every due
             // flow if none is chosen): exactly the flows a walk in that order would visit.
             let policy = p.policy;

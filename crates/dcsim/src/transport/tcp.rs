@@ -1,6 +1,6 @@
 //! TCP NewReno (RFC 5681 congestion control, RFC 6582 recovery): the policy is the trait's
 //! defaults; the recovery logic lives in the shared mechanism ([`super::window`]).
-//! In the pFabric evaluation this is "TCP-DropTail" (reference §7.2).
+//! In the pFabric evaluation this is "TCP-DropTail" (SIGCOMM'13 §5).
 
 use super::window::{CongestionControl, WindowParams, WindowTransport};
 use super::{Parts, PortPlan, Protocol};

@@ -1,11 +1,11 @@
-//! Workloads: flow sizes, arrival processes and traffic matrices (reference §1.3, §8).
+//! Workloads: flow sizes, arrival processes and traffic matrices (pFabric SIGCOMM'13 §5, pHost §4, PIAS §5).
 //!
 //! Flows are generated lazily, in arrival order, one at a time: the simulator holds only the
 //! next arrival, so memory does not grow with the number of flows still to come.
 //!
-//! Load follows the papers' definition (reference §1.3): the offered load on each host link,
+//! Load follows the papers' definition (pFabric SIGCOMM'13 §5, as the ns-2 scripts compute it): the offered load on each host link,
 //! counting a 40-byte header per 1460 bytes of payload,
-//! λ_host = C·ρ / (E[S]·8·1500/1460).
+//! `λ_host = C·ρ / (E[S]·8·1500/1460)`.
 
 mod sizes;
 
@@ -56,7 +56,7 @@ fn tenant_of(k: u32, n: usize, cdf: &[f64], rng: &mut Rng) -> u32 {
 }
 
 /// Per-host arrival rate in flows per second for link rate `bps`, load `rho` and mean payload
-/// `mean_bytes` (reference §1.3).
+/// `mean_bytes` (the ns-2 scripts' rule).
 pub fn per_host_rate(bps: f64, rho: f64, mean_bytes: f64) -> f64 {
     bps * rho / (mean_bytes * 8.0 * (MSS_BYTES + HEADER_BYTES) as f64 / MSS_BYTES as f64)
 }
@@ -166,7 +166,7 @@ impl Generator {
             ),
             Matrix::Permutation => {
                 // Sattolo's algorithm: a uniformly random cyclic permutation, so no host is
-                // its own partner and every host receives from exactly one (reference §8.6).
+                // its own partner and every host receives from exactly one (pHost §4.4).
                 let mut p: Vec<u32> = (0..n_hosts).collect();
                 for i in (1..n_hosts as usize).rev() {
                     let j = rng_pair.below(i as u64) as usize;

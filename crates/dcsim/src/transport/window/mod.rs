@@ -11,7 +11,7 @@
 //! * One retransmission timer per flow: adaptive (RFC 6298 with a minimum and exponential
 //!   backoff) or fixed (MinTCP). On expiry: the policy's `on_timeout`, then go-back-N from
 //!   the first unacknowledged packet.
-//! * FCT ends when the sender receives the ACK of the last packet (reference §1.4).
+//! * FCT ends when the sender receives the ACK of the last packet (as the pFabric ns-2 agents and the pHost authors' simulator measure it).
 //!
 //! Timers are lazy, with at most one event pending per flow. The event is scheduled at
 //! `min(deadline, now + min_rto)`. Every later deadline is (a later ACK's time) + rto ≥
@@ -522,7 +522,7 @@ fn on_ack<C: CongestionControl>(
     let now = fab.now();
     let ack = p.seq;
     let ece = p.ecn & ecn::ECE != 0;
-    // Any ACK ends a run of timeouts and probe mode (reference §2.4).
+    // Any ACK ends a run of timeouts and probe mode (the ns-2 agent of the pFabric patch).
     fl.consecutive_timeouts = 0;
     if fl.probing {
         fl.probing = false;

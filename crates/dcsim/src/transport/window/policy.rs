@@ -30,7 +30,7 @@ impl Window {
 }
 
 /// What a policy may know about its flow when a hook runs, so that size- and deadline-aware
-/// laws (L2DCT, D2TCP) need no state of their own beyond their estimators.
+/// laws need no state of their own beyond their estimators.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct FlowCtx {
     /// Now.
