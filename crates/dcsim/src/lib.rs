@@ -17,7 +17,8 @@
 //! * [`topology`]: leaf-spine, fat-tree, star, dumbbell; routes computed by BFS.
 //! * [`queue`]: the [`queue::Port`] shell and its disciplines.
 //! * [`fabric`]: forwarding and the event types.
-//! * [`transport`]: the shared window mechanism and the TCP/DCTCP policies.
+//! * [`transport`]: one module per protocol, listed once in the registry ([`protocols`]); the
+//!   shared window mechanism in [`transport::window`].
 //! * [`workload`]: CDFs, Poisson arrivals, traffic matrices, traces.
 //! * [`metrics`]: ideal FCT, per-flow records, the summary.
 //! * [`flow_level`]: the flow-level SRPT model (pFabric's Ideal).
