@@ -279,3 +279,42 @@ mod tests {
         assert_eq!(s.workload.flow_sizes, FlowSizes::Fixed(100_000));
     }
 }
+
+#[cfg(test)]
+mod round_trip {
+    use super::*;
+
+    /// Resolving a resolved spec changes nothing, through JSON (the Python path) and TOML (the
+    /// stored `spec.toml`), down to the last bit of every float.
+    #[test]
+    fn resolution_is_idempotent_through_json_and_toml() {
+        for toml in [
+            "",
+            "[topology]\nspines = 3",
+            "[topology]\nspines = 7\nhosts_per_rack = 13\nhost_link_gbps = 3.3",
+            "[topology]\ncore_link_gbps = 7.1\n[workload]\nload = 0.123456789012345",
+            "[transport]\nprotocol = \"pias\"\n[workload]\nload = 0.65",
+            "[transport]\nprotocol = \"pfabric\"\n[pfabric]\nqueues = 4\n[workload]\nload = 0.77",
+        ] {
+            let s = Spec::from_toml_str(toml).unwrap();
+            let via_json = Spec::from_json_str(&s.to_json_string()).unwrap();
+            assert_eq!(via_json, s, "{toml}");
+            assert_eq!(via_json.to_json_string(), s.to_json_string(), "{toml}");
+            let via_toml = Spec::from_toml_str(&s.to_toml_string()).unwrap();
+            assert_eq!(via_toml, s, "{toml}");
+        }
+    }
+
+    /// Every float survives JSON printing and parsing exactly (shortest representation out,
+    /// correctly rounded parsing in).
+    #[test]
+    fn floats_round_trip_exactly_through_json() {
+        let mut rng = dcsim_engine::Rng::new(5);
+        for _ in 0..20_000 {
+            let x = rng.next_f64() * 10f64.powi((rng.next_f64() * 20.0) as i32 - 10);
+            let text = serde_json::to_string(&x).unwrap();
+            let back: f64 = serde_json::from_str(&text).unwrap();
+            assert_eq!(back.to_bits(), x.to_bits(), "{x} printed as {text} parsed as {back}");
+        }
+    }
+}
