@@ -48,10 +48,13 @@ impl Cdf {
                     ))
                 }
             };
-            if !(size > 0.0 && size.is_finite()) {
-                return Err(format!("{at}: size {size} must be a positive number of packets"));
+            let max_pkts = (crate::units::MAX_FLOW_BYTES / crate::units::MSS_BYTES as u64) as f64;
+            if !(size > 0.0 && size <= max_pkts) {
+                return Err(format!(
+                    "{at}: size {size} must be a positive number of 1460-byte packets, at most {max_pkts} (1 TB)"
+                ));
             }
-            if !(0.0..=1.0).contains(&p) {
+            if !(0.0..=1.0).contains(&p) || p.is_nan() {
                 return Err(format!("{at}: probability {p} is outside [0, 1]"));
             }
             if let Some(&(ps, pp)) = points.last() {

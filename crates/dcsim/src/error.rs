@@ -32,4 +32,14 @@ pub enum RunError {
     /// The caller asked the run to stop (Ctrl-C, a progress callback returning false).
     #[error("interrupted at simulated time {0}")]
     Interrupted(dcsim_engine::SimTime),
+    /// The run reached the simulated horizon (10⁶ s) with flows still open: something
+    /// (an arrival, a timer) lies beyond it.
+    #[error(
+        "the run reached the simulated horizon of 10^6 s with {open} flows unfinished and events \
+         beyond it; check `workload.load`, `workload.flows`, trace times and deadlines"
+    )]
+    Horizon {
+        /// Flows not finished.
+        open: u64,
+    },
 }

@@ -9,6 +9,7 @@ use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, Stric
 use crate::spec::{Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
 use crate::transport::{AnyHost, Completion, HostTransport, Model, QueuePlan};
+use crate::units::HORIZON;
 use crate::workload::{FlowArrival, Generator};
 use dcsim_engine::SimTime;
 use std::collections::HashMap;
@@ -290,14 +291,19 @@ impl Simulation {
         let sample_every = SimTime::from_us_f64(self.spec.output.timeseries_us);
         let mut next_sample =
             if sample_every > SimTime::ZERO { SimTime::ZERO } else { SimTime::MAX };
+        // Nothing is simulated past the horizon (and no time computation can overflow).
+        let limit = self.stop_at.min(HORIZON);
         loop {
             if self.next.is_none() && self.completed == self.records.len() as u64 {
                 break;
             }
-            let Some((at, ev)) = self.fab.sched.pop_until(self.stop_at) else { break };
+            let Some((at, ev)) = self.fab.sched.pop_until(limit) else { break };
             while at >= next_sample {
                 // The state just before the first event at or after the sample time.
-                self.sample(next_sample);
+                if !self.sample(next_sample) {
+                    next_sample = SimTime::MAX; // the series is full: sampling stops
+                    break;
+                }
                 next_sample += sample_every;
             }
             match ev {
@@ -345,6 +351,12 @@ impl Simulation {
                 }
             }
         }
+        let open = self.records.len() as u64 - self.completed;
+        let done =
+            self.finish_target.map_or(open == 0 && self.next.is_none(), |n| self.completed >= n);
+        if !done && limit == HORIZON && self.fab.sched.peek_time().is_some_and(|t| t > HORIZON) {
+            return Err(RunError::Horizon { open });
+        }
         let wall_seconds = wall.elapsed().as_secs_f64();
         let conservation_error = self.conservation_error();
         debug_assert_eq!(conservation_error, 0, "packets were lost or invented");
@@ -384,13 +396,19 @@ impl Simulation {
         Ok(RunOutput { records: self.records, summary })
     }
 
-    fn sample(&mut self, t: SimTime) {
+    /// Records one sample; false (and the series marked truncated) once it is full.
+    fn sample(&mut self, t: SimTime) -> bool {
         let c = &self.fab.counters;
         let ts = &mut self.timeseries;
+        if ts.t_us.len() >= crate::metrics::MAX_SAMPLES {
+            ts.truncated = true; // bounded memory: the series stops here, and says so
+            return false;
+        }
         ts.t_us.push(t.as_us_f64());
         ts.arrived_packets.push(self.arrived_packets);
         ts.injected_packets.push(c.data - c.data_retransmitted);
         ts.flows_done.push(self.completed);
+        true
     }
 
     /// created − (delivered + dropped + queued + on a wire): zero when every packet is

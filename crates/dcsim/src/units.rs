@@ -12,6 +12,17 @@ pub const MTU_BYTES: u32 = MSS_BYTES + HEADER_BYTES;
 /// ACKs, and later RTS, tokens and grants, are header-only packets.
 pub const CONTROL_BYTES: u32 = HEADER_BYTES;
 
+/// The largest flow dcsim simulates: 1 TB (6.85·10⁸ packets, so a packet's index fits
+/// `u32` with room to spare). Larger sizes are rejected where they enter (spec, CDF, trace).
+pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000;
+
+/// The simulated horizon: 10⁶ s (≈ 11.6 days; 10¹⁸ ps, well inside `u64`). Arrival times and
+/// deadlines must fall before it, and a run stops with an error if an event would pass it.
+pub const HORIZON: SimTime = SimTime(1_000_000_000_000_000_000);
+
+/// [`HORIZON`] in seconds.
+pub const HORIZON_S: f64 = 1e6;
+
 /// A number of bytes.
 #[derive(
     Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -21,7 +32,8 @@ pub struct Bytes(pub u64);
 impl Bytes {
     /// Payload packets needed to carry `self` (at least one: a zero-byte flow still sends one).
     pub fn packets(self) -> u32 {
-        (self.0.div_ceil(MSS_BYTES as u64)).max(1) as u32
+        debug_assert!(self.0 <= MAX_FLOW_BYTES, "flow of {} bytes above the limit", self.0);
+        u32::try_from(self.0.div_ceil(MSS_BYTES as u64).max(1)).expect("flow sizes are bounded")
     }
     /// Bytes on the wire for a flow of this payload size: payload plus one header per packet.
     pub fn wire_bytes(self) -> u64 {

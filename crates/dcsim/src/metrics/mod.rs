@@ -8,4 +8,4 @@ mod summary;
 
 pub use ideal::{ideal_fct, Hop};
 pub use records::FlowRecords;
-pub use summary::{summarize, BinStats, RunCounters, Summary, Timeseries, BINS};
+pub use summary::{summarize, BinStats, RunCounters, Summary, Timeseries, BINS, MAX_SAMPLES};

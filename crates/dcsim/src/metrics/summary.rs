@@ -75,7 +75,12 @@ pub struct Timeseries {
     pub injected_packets: Vec<u64>,
     /// Flows finished so far.
     pub flows_done: Vec<u64>,
+    /// True if the series stopped at [`MAX_SAMPLES`] samples (raise `output.timeseries_us`).
+    pub truncated: bool,
 }
+
+/// The most samples a time series keeps (32 MB).
+pub const MAX_SAMPLES: usize = 1_000_000;
 
 /// The summary of one run; `summary.json`.
 #[derive(Debug, Clone, Serialize)]

@@ -282,6 +282,24 @@ impl<'a> Section<'a> {
         }
     }
 
+    /// A byte count in `[lo, hi]`.
+    pub fn bytes_in(
+        &self,
+        key: &'static str,
+        default: u64,
+        lo: u64,
+        hi: u64,
+    ) -> Result<u64, SpecError> {
+        let b = self.bytes(key, default)?;
+        if b < lo || b > hi {
+            return Err(SpecError::new(
+                self.field(key),
+                format!("{b} bytes is out of range: must be between {lo} and {hi}"),
+            ));
+        }
+        Ok(b)
+    }
+
     /// A list of positive byte counts (integers or strings with units), if present.
     pub fn byte_list(&self, key: &'static str) -> Result<Option<Vec<u64>>, SpecError> {
         self.declare(key, Kind::ByteList, Value::Array(Vec::new()));

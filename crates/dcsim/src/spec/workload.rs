@@ -5,6 +5,7 @@ use super::topology::TopologySpec;
 use crate::cdf::{Cdf, SizeSampling, NAMED_CDFS};
 use crate::error::SpecError;
 use crate::spec::reader::parse_bytes;
+use crate::units::MAX_FLOW_BYTES;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -201,6 +202,16 @@ fn parse_flow_sizes(v: Option<&Value>, field: String) -> Result<FlowSizes, SpecE
     if flow_sizes == FlowSizes::Fixed(0) {
         return Err(SpecError::new(field.clone(), "a fixed flow size must be at least 1 byte"));
     }
+    if let FlowSizes::Fixed(b) = flow_sizes {
+        if b > MAX_FLOW_BYTES {
+            return Err(SpecError::new(
+                field,
+                format!(
+                    "{b} bytes is above the largest flow dcsim simulates, {MAX_FLOW_BYTES} (1 TB)"
+                ),
+            ));
+        }
+    }
     Ok(flow_sizes)
 }
 
@@ -284,8 +295,8 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
     let arrivals = w.choice("arrivals", Arrivals::Poisson)?;
     let b = w.sub("bimodal")?;
     let bimodal = BimodalSpec {
-        small_bytes: b.bytes("small_bytes", 3 * 1460)?,
-        large_bytes: b.bytes("large_bytes", 700 * 1460)?,
+        small_bytes: b.bytes_in("small_bytes", 3 * 1460, 1, MAX_FLOW_BYTES)?,
+        large_bytes: b.bytes_in("large_bytes", 700 * 1460, 1, MAX_FLOW_BYTES)?,
         p_small: b.f64_in("p_small", 0.5, 0.0, 1.0, "must be a probability between 0 and 1")?,
     };
     let load = w.f64_between("load", 0.6, 0.0, 1.0, "load must be > 0 and < 1")?;
@@ -368,7 +379,7 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
         size_sampling: w.choice("size_sampling", SizeSampling::Interpolate)?,
         bimodal,
         load,
-        mean_size_bytes: w.bytes("mean_size_bytes", 0)?,
+        mean_size_bytes: w.bytes_in("mean_size_bytes", 0, 0, MAX_FLOW_BYTES)?,
         matrix,
         tenants,
         tenant_weights,
@@ -383,7 +394,7 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
             "must be a positive rate (queries per second)",
         )?,
         query_fanout,
-        query_bytes: w.bytes("query_bytes", 1000)?.max(1),
+        query_bytes: w.bytes_in("query_bytes", 1000, 1, MAX_FLOW_BYTES)?,
         flows,
         duration_ms: w.f64_in("duration_ms", 0.0, 0.0, 1e9, "must be >= 0 (0 = no limit)")?,
         stop_when,

@@ -200,6 +200,29 @@ impl Generator {
                 (Source::Trace { rows, pos: 0 }, 0.0, limit)
             }
         };
+        // The arrivals must fit inside the simulated horizon (a tiny load stretches them).
+        let span_s = limit as f64 * mean_gap_s;
+        if span_s >= crate::units::HORIZON_S {
+            return Err(SpecError::new(
+                "workload.load",
+                format!(
+                    "at load {} the {limit} flows would arrive over about {span_s:.3e} s of simulated time, beyond the horizon of {} s: raise `workload.load` or lower `workload.flows`",
+                    w.load,
+                    crate::units::HORIZON_S
+                ),
+            ));
+        }
+        if w.queries as f64 / w.query_rate_per_s >= crate::units::HORIZON_S {
+            return Err(SpecError::new(
+                "workload.query_rate_per_s",
+                format!(
+                    "{} queries at {} per second would arrive beyond the simulated horizon of {} s",
+                    w.queries,
+                    w.query_rate_per_s,
+                    crate::units::HORIZON_S
+                ),
+            ));
+        }
         // Run until `flows` have finished: the arrivals never run out (the simulation stops).
         let n_finished = w.stop_when == crate::spec::StopWhen::NFinished;
         let (limit, target) = if n_finished { (u64::MAX, limit) } else { (limit, limit) };
@@ -418,8 +441,9 @@ impl Generator {
     /// simulation later raises it to at least start + 1.25 × the flow's ideal FCT.
     fn with_deadline(&mut self, mut f: FlowArrival) -> FlowArrival {
         if self.deadline_mean_s > 0.0 && f.deadline == SimTime::MAX {
-            f.deadline = f.start
-                + SimTime::from_secs_f64(self.rng_deadline.exponential(self.deadline_mean_s));
+            let x = self.rng_deadline.exponential(self.deadline_mean_s);
+            // Inside the simulated horizon (an exponential's far tail could pass it).
+            f.deadline = (f.start + SimTime::from_secs_f64(x)).min(crate::units::HORIZON);
         }
         f
     }

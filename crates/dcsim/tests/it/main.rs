@@ -10,5 +10,6 @@ mod invariants;
 mod modules;
 mod phost;
 mod pias;
+mod reliability;
 mod scenarios;
 mod spec_docs;

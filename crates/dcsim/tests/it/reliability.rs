@@ -1,0 +1,108 @@
+//! Regression tests for the defects a fuzzing and fault probe found (issue 13): inputs that
+//! used to be silently coerced, wrap around or run away are now errors naming the field or
+//! file and line, and runs stay inside bounded time and memory.
+
+use dcsim::{RunError, Simulation, Spec, SpecError};
+use std::path::PathBuf;
+
+fn file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dcsim-reliability-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn with_trace(text: &str, name: &str) -> Result<Spec, SpecError> {
+    let p = file(name, text);
+    Spec::from_toml_str(&format!(
+        "[topology]\nkind = \"star\"\nhosts = 4\n[workload]\nmatrix = \"{}\"\nflows = 0\n",
+        p.display()
+    ))
+}
+
+fn trace_err(text: &str, name: &str) -> String {
+    let e = with_trace(text, name).unwrap_err();
+    assert_eq!(e.path, "workload.matrix");
+    e.message
+}
+
+#[test]
+fn trace_values_are_range_checked_not_coerced() {
+    for (row, needle) in [
+        ("1,0,1,1000,0,inf", "not a finite number"),
+        ("1,0,1,1000,0,NaN", "not a finite number"),
+        ("1,0,1,1000,0,2e7", "horizon"),
+        ("-5,0,1,1000,0", "id -5"),
+        ("1.5,0,1,1000,0", "id 1.5"),
+        ("1,0,1,1000,0,0,1e12", "tenant"),
+        ("1,0,1,1e30,0", "size_bytes"),
+        ("1,0,1,6270000000000,0", "1 TB"),
+        ("1,0,1,1000,5e9", "start_time_s"),
+    ] {
+        let m = trace_err(
+            &format!("id,src,dst,size_bytes,start_time_s,deadline_s,tenant\n{row}\n"),
+            "t.csv",
+        );
+        assert!(m.contains(needle) && m.contains("line 2"), "{row}: {m}");
+    }
+}
+
+#[test]
+fn a_bom_or_a_comment_before_the_header_keeps_every_row() {
+    let rows = "0,0,1,1000,0\n1,1,2,2000,0.000001\n";
+    let s = with_trace(&format!("\u{feff}{rows}"), "bom.csv").unwrap();
+    let out = Simulation::new(s).unwrap().run(&mut |_| true).unwrap();
+    assert_eq!(out.records.len(), 2, "the BOM must not hide the first row");
+    let s =
+        with_trace(&format!("# made by hand\nid,src,dst,size_bytes,start_time_s\n{rows}"), "c.csv")
+            .unwrap();
+    let out = Simulation::new(s).unwrap().run(&mut |_| true).unwrap();
+    assert_eq!(out.records.len(), 2);
+}
+
+#[test]
+fn flow_sizes_above_one_terabyte_are_rejected_where_they_enter() {
+    let e = Spec::from_toml_str("[workload]\nflow_sizes = 6270000000000").unwrap_err();
+    assert_eq!(e.path, "workload.flow_sizes");
+    let e = Spec::from_toml_str(
+        "[workload]\nflow_sizes = \"bimodal\"\n[workload.bimodal]\nlarge_bytes = \"5TB\"",
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "workload.bimodal.large_bytes");
+    let cdf = file("huge.cdf", "1 1 0\n1e12 1 1\n");
+    let e = Spec::from_toml_str(&format!("[workload]\nflow_sizes = \"{}\"", cdf.display()))
+        .unwrap_err();
+    assert_eq!(e.path, "workload.flow_sizes");
+    assert!(e.message.contains("1 TB"), "{e}");
+}
+
+#[test]
+fn arrivals_beyond_the_simulated_horizon_are_an_error_not_a_runaway() {
+    let s = Spec::from_toml_str("[workload]\nload = 1e-13\nflows = 100").unwrap();
+    let e = Simulation::new(s).err().expect("rejected before running");
+    assert_eq!(e.path, "workload.load");
+    assert!(e.message.contains("horizon"), "{e}");
+    let s = Spec::from_toml_str("[workload]\nqueries = 10\nquery_rate_per_s = 1e-6").unwrap();
+    assert_eq!(Simulation::new(s).err().unwrap().path, "workload.query_rate_per_s");
+}
+
+#[test]
+fn time_series_memory_is_bounded() {
+    // One sample per picosecond-scale step would be unbounded; the series stops at the cap.
+    let s = Spec::from_toml_str(
+        "[topology]\nkind = \"star\"\nhosts = 4\n[workload]\nflows = 20\nload = 0.3\n[output]\ntimeseries_us = 0.001",
+    )
+    .unwrap();
+    let out = Simulation::new(s).unwrap().run(&mut |_| true).unwrap();
+    let ts = &out.summary.counters.timeseries;
+    assert_eq!(out.summary.flows_completed, 20);
+    assert!(ts.t_us.len() <= dcsim::metrics::MAX_SAMPLES);
+    assert!(ts.truncated, "{} samples", ts.t_us.len());
+}
+
+#[test]
+fn horizon_error_names_what_to_check() {
+    let e = RunError::Horizon { open: 3 };
+    assert!(e.to_string().contains("workload.load"), "{e}");
+}
