@@ -2,6 +2,7 @@
 
 use super::derived::{cdf_of_workload, given_or_computed};
 use super::reader::Section;
+use super::reader::{MAX_BUFFER_BYTES, MAX_WINDOW_PKTS};
 use super::topology::TopologySpec;
 use super::transport::TransportSpec;
 use super::workload::WorkloadSpec;
@@ -133,10 +134,10 @@ pub fn resolve(
 ) -> Result<PfabricSpec, SpecError> {
     let mut pfabric = PfabricSpec {
         rate_control: pf.choice("rate_control", RateControl::Mintcp)?,
-        buffer_bytes: pf.bytes("buffer_bytes", 0)?,
+        buffer_bytes: pf.bytes_in("buffer_bytes", 0, 0, MAX_BUFFER_BYTES)?,
         rto_us: pf.f64_in("rto_us", 45.0, 0.001, 1e9, "must be a positive time in µs")?,
         initial_window_pkts: pf.u32_in("initial_window_pkts", 12, 1, 1_000_000)?,
-        max_window_pkts: pf.u32_in("max_window_pkts", 0, 0, 1_000_000)?,
+        max_window_pkts: pf.u32_in("max_window_pkts", 0, 0, MAX_WINDOW_PKTS)?,
         probe_after_timeouts: pf.u32_in("probe_after_timeouts", 5, 0, 1_000_000)?,
         queues: pf.u32_in("queues", 0, 0, 8)?,
         thresholds: Vec::new(),

@@ -11,6 +11,11 @@ use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
+/// The largest port buffer: 1 TB.
+pub const MAX_BUFFER_BYTES: u64 = 1_000_000_000_000;
+/// The largest window, packets (a 1 TB buffer holds fewer).
+pub const MAX_WINDOW_PKTS: u32 = 1_000_000_000;
+
 /// What a field accepts.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Kind {

@@ -1,6 +1,7 @@
 //! `[topology]`: the fabric.
 
 use super::reader::Section;
+use super::reader::MAX_BUFFER_BYTES;
 use crate::error::SpecError;
 use crate::units::BitRate;
 use serde::Serialize;
@@ -128,6 +129,14 @@ pub fn resolve(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
         }
         _ => host_link_gbps,
     };
+    if t.raw("core_link_gbps").is_none() && !(1e-3..=1e5).contains(&default_core) {
+        return Err(SpecError::new(
+            t.field("oversubscription"),
+            format!(
+                "{oversubscription} makes the core rate {default_core} Gbps (host rate × hosts per rack / spines / oversubscription), outside 0.001 to 100000"
+            ),
+        ));
+    }
     let core_link_gbps =
         t.f64_in("core_link_gbps", default_core, 1e-3, 1e5, "must be a positive rate in Gbps")?;
     // Both may be given (a resolved spec has both) as long as they agree.
@@ -146,10 +155,20 @@ pub fn resolve(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
         ));
     }
     // A core rate given on its own sets the ratio, so the resolved spec (which shows both)
-    // agrees with itself.
+    // agrees with itself; the derived value must itself be valid, or the stored spec would
+    // not re-run.
     let oversubscription = if kind == TopologyKind::LeafSpine && t.raw("oversubscription").is_none()
     {
-        host_link_gbps * hosts_per_rack as f64 / spines as f64 / core_link_gbps
+        let derived = host_link_gbps * hosts_per_rack as f64 / spines as f64 / core_link_gbps;
+        if !(1e-3..=1e3).contains(&derived) {
+            return Err(SpecError::new(
+                t.field("core_link_gbps"),
+                format!(
+                    "{core_link_gbps} Gbps implies an oversubscription of {derived} (host rate × hosts per rack / spines / core rate), outside 0.001 to 1000"
+                ),
+            ));
+        }
+        derived
     } else {
         oversubscription
     };
@@ -168,7 +187,7 @@ pub fn resolve(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
         host_delay_ns: t.u64_in("host_delay_ns", 0, 0, 1_000_000_000)?,
         switching: t.choice("switching", Switching::CutThrough)?,
         load_balancing: t.choice("load_balancing", LoadBalancing::Spray)?,
-        buffer_bytes: t.bytes("buffer_bytes", 36_864)?,
+        buffer_bytes: t.bytes_in("buffer_bytes", 36_864, 0, MAX_BUFFER_BYTES)?,
     };
     if spec.buffer_bytes < crate::units::MTU_BYTES as u64 {
         return Err(SpecError::new(

@@ -1,6 +1,7 @@
 //! `[transport]`: the protocol and the window mechanism's settings.
 
 use super::reader::{as_u64, show, Kind, Section};
+use super::reader::{MAX_BUFFER_BYTES, MAX_WINDOW_PKTS};
 use super::topology::{LoadBalancing, TopologySpec};
 use crate::error::SpecError;
 use serde::Serialize;
@@ -125,7 +126,7 @@ pub fn resolve(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSpec, Sp
         },
     };
     let initial_window_pkts = t.u32_in("initial_window_pkts", 12, 1, 1_000_000)?;
-    let max_window_pkts = t.u32_in("max_window_pkts", 149, 1, 1_000_000)?;
+    let max_window_pkts = t.u32_in("max_window_pkts", 149, 1, MAX_WINDOW_PKTS)?;
     if max_window_pkts < initial_window_pkts {
         return Err(SpecError::new(
             t.field("max_window_pkts"),
@@ -141,7 +142,7 @@ pub fn resolve(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSpec, Sp
             format!("{max_rto_us} is below `transport.min_rto_us` = {min_rto_us}"),
         ));
     }
-    let buffer_bytes = t.bytes("buffer_bytes", 0)?;
+    let buffer_bytes = t.bytes_in("buffer_bytes", 0, 0, MAX_BUFFER_BYTES)?;
     if buffer_bytes > 0 && buffer_bytes < crate::units::MTU_BYTES as u64 {
         return Err(SpecError::new(
             t.field("buffer_bytes"),

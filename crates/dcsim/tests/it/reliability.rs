@@ -106,3 +106,25 @@ fn horizon_error_names_what_to_check() {
     let e = RunError::Horizon { open: 3 };
     assert!(e.to_string().contains("workload.load"), "{e}");
 }
+
+#[test]
+fn a_resolved_spec_always_resolves_again() {
+    // Derived values that used to fall outside their own range on re-resolution are now
+    // checked where they are derived, naming the field the user set.
+    let e = Spec::from_toml_str("[topology]\ncore_link_gbps = 0.01").unwrap_err();
+    assert_eq!(e.path, "topology.core_link_gbps");
+    assert!(e.message.contains("oversubscription of 4000"), "{e}");
+    let e = Spec::from_toml_str("[topology]\noversubscription = 0.0001").unwrap_err();
+    assert_eq!(e.path, "topology.oversubscription");
+    // pFabric with a 2 GB buffer: the derived window cap is legal and the spec re-runs.
+    for toml in [
+        "[transport]\nprotocol = \"pfabric\"\n[pfabric]\nbuffer_bytes = \"2GB\"",
+        "[topology]\ncore_link_gbps = 0.5",
+        "[topology]\nspines = 3",
+    ] {
+        let s = Spec::from_toml_str(toml).unwrap_or_else(|e| panic!("{toml}: {e}"));
+        let again =
+            Spec::from_json_str(&s.to_json_string()).unwrap_or_else(|e| panic!("{toml}: {e}"));
+        assert_eq!(again, s, "{toml}");
+    }
+}
