@@ -71,7 +71,9 @@ impl QueueDiscipline for StrictPriorityQueue {
         let k = (p.class as usize).min(self.queues.len() - 1);
         let size = p.size_bytes as u64;
         let grow = self.excess(self.bytes[k] + size) - self.excess(self.bytes[k]);
-        if self.shared_used + grow > self.shared_capacity() {
+        // The buffer bounds the port whatever the reservations (the spec keeps them within it).
+        if self.shared_used + grow > self.shared_capacity() || self.total + size > self.limit_bytes
+        {
             return Admission::Dropped { victim: id, reason: DropReason::LimitExceeded };
         }
         self.shared_used += grow;
@@ -129,6 +131,21 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| q.dequeue(&pool, &mut rng)).collect();
         assert_eq!(order, vec![high, mid, low1, low2, beyond]);
         assert_eq!(q.len_bytes(), 0);
+    }
+
+    #[test]
+    fn the_buffer_bounds_the_port_even_when_reservations_exceed_it() {
+        // 4 queues × 1e9 B reserved on a 6000 B buffer: four 1500 B packets fill it, whatever
+        // their classes, and the fifth is dropped.
+        let mut pool = PacketPool::new();
+        let mut rng = Rng::new(0);
+        let mut q = StrictPriorityQueue::new(4, 6000, 1_000_000_000);
+        for class in [0, 1, 2, 3] {
+            assert_eq!(q.enqueue(pkt(&mut pool, class), &pool, &mut rng), Admission::Accepted);
+        }
+        let extra = pkt(&mut pool, 0);
+        assert!(matches!(q.enqueue(extra, &pool, &mut rng), Admission::Dropped { .. }));
+        assert_eq!(q.len_bytes(), 6000);
     }
 
     #[test]

@@ -161,6 +161,24 @@ pub fn resolve(
             ),
         ));
     }
+    // The per-queue reservations must fit the buffer (SIGCOMM'13 §6.2: 15 KB per queue of a
+    // 225 KB buffer). The default is 15 KB, or an equal split of a smaller buffer; a given
+    // value that cannot fit is an error.
+    if pfabric.queues > 0 {
+        let buffer = pfabric.buffer(transport, topology);
+        let fair = buffer / pfabric.queues as u64;
+        if pf.raw("reserved_bytes").is_none() {
+            pfabric.reserved_bytes = pfabric.reserved_bytes.min(fair);
+        } else if pfabric.reserved_bytes > fair {
+            return Err(SpecError::new(
+                pf.field("reserved_bytes"),
+                format!(
+                    "{} queues × {} B reserved exceed the {buffer} B buffer: reserve at most {fair} B per queue, or enlarge `pfabric.buffer_bytes`",
+                    pfabric.queues, pfabric.reserved_bytes
+                ),
+            ));
+        }
+    }
     let given = pf.byte_list("thresholds")?;
     let k = pfabric.queues as usize;
     pfabric.thresholds = if k == 0 {

@@ -128,3 +128,30 @@ fn a_resolved_spec_always_resolves_again() {
         assert_eq!(again, s, "{toml}");
     }
 }
+
+#[test]
+fn few_queue_pfabric_reservations_fit_the_buffer() {
+    // The issue's reproducer: an incast with 2 queues and a 1 GB reservation per queue used to
+    // drop nothing (the buffer was ignored); such a reservation is now rejected.
+    let incast =
+        "[topology]\nkind = \"star\"\nhosts = 16\n[workload]\nflows = 300\nmatrix = \"incast\"\n\
+                  [transport]\nprotocol = \"pfabric\"\n[pfabric]\nqueues = 2\n";
+    let e = Spec::from_toml_str(&format!("{incast}reserved_bytes = 1000000000\n")).unwrap_err();
+    assert_eq!(e.path, "pfabric.reserved_bytes");
+    assert!(e.message.contains("exceed the 36864 B buffer"), "{e}");
+    // By default the 15 KB reservation shrinks to an equal split of a smaller buffer: 4 × 9216.
+    let s =
+        Spec::from_toml_str("[transport]\nprotocol = \"pfabric\"\n[pfabric]\nqueues = 4").unwrap();
+    assert_eq!(s.pfabric.reserved_bytes, 9216);
+    // With the paper's 225 KB buffer the paper's 15 KB stays.
+    let s = Spec::from_toml_str(
+        "[transport]\nprotocol = \"pfabric\"\n[pfabric]\nqueues = 8\nbuffer_bytes = 225000",
+    )
+    .unwrap();
+    assert_eq!(s.pfabric.reserved_bytes, 15_000);
+    // The incast with the default reservation drops packets (the buffer is enforced).
+    let out =
+        Simulation::new(Spec::from_toml_str(incast).unwrap()).unwrap().run(&mut |_| true).unwrap();
+    let drops: u64 = out.summary.counters.drops_by_hop.values().sum();
+    assert!(drops > 0, "an incast into a 36 KB buffer must drop");
+}
