@@ -6,7 +6,7 @@ use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric};
 use crate::metrics::{ideal_fct, summarize, FlowRecords, Hop, RunCounters, Summary};
 use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
-use crate::spec::{Spec, StopWhen};
+use crate::spec::{LoadBalancing, Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
 use crate::transport::{AnyHost, Completion, HostTransport, Model, QueuePlan};
 use crate::units::HORIZON;
@@ -139,13 +139,21 @@ impl Simulation {
     pub fn ideal_fct(&mut self, src: u32, dst: u32, size_bytes: u64) -> SimTime {
         let net = &self.fab.net;
         let key = (net.rack(src), net.rack(dst));
+        let sprayed = self.spec.topology.load_balancing != LoadBalancing::Ecmp;
         let (fwd, rev) = self.paths.entry(key).or_insert_with(|| {
             let hops = |a: u32, b: u32| -> Vec<Hop> {
+                let parallel = if sprayed { net.parallel_links(a, b) } else { Vec::new() };
                 net.path(a, b)
                     .iter()
-                    .map(|&p| {
+                    .enumerate()
+                    .map(|(i, &p)| {
                         let pt = &net.ports[p as usize];
-                        Hop { rate: pt.rate, delay: pt.delay, header_lead: pt.cut_through }
+                        Hop {
+                            rate: pt.rate,
+                            delay: pt.delay,
+                            header_lead: pt.cut_through,
+                            parallel: parallel.get(i).copied().unwrap_or(1),
+                        }
                     })
                     .collect()
             };

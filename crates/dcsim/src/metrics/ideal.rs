@@ -33,6 +33,8 @@ pub struct Hop {
     /// True when only the header must arrive before the next node forwards (cut-through
     /// towards a switch).
     pub header_lead: bool,
+    /// Equal-cost links a flow's packets are spread over at this hop (1 unless sprayed).
+    pub parallel: u32,
 }
 
 impl Hop {
@@ -49,32 +51,38 @@ impl Hop {
 
 /// The ideal FCT of a `size_bytes` flow over `path` (data direction) with ACKs returning over
 /// `reverse`.
+///
+/// A hop whose packets are sprayed over `parallel` > 1 links serializes them in parallel: the
+/// flow's `m` full packets need at least ⌈m / parallel⌉ − 1 serializations back to back on one
+/// of them (pigeonhole), and the short last packet need not wait behind the full ones there.
+/// That bound holds for any spraying and is exact for round robin in an idle fabric; with one
+/// link per hop it is the exact recursion above.
 pub fn ideal_fct(size_bytes: u64, path: &[Hop], reverse: &[Hop]) -> SimTime {
     let n = crate::units::Bytes(size_bytes).packets() as u64;
     let full = MTU_BYTES as u64;
     let last = size_bytes - (n - 1) * MSS_BYTES as u64 + HEADER_BYTES as u64;
     // S(last packet, i) for each hop i.
     let mut s_last: u64 = 0;
+    let mut arrive_full = 0u64; // the latest full packet's arrival (a bound, with spraying)
     if n == 1 {
-        for (i, hop) in path.iter().enumerate() {
-            if i > 0 {
-                s_last += path[i - 1].lead(last);
-            }
-            let _ = hop;
+        for i in 1..path.len() {
+            s_last += path[i - 1].lead(last);
         }
     } else {
         let m = n - 1; // identical full packets before the last
         let mut lead_sum = 0u64; // Σ_{j<i} lead_j(full)
-        let mut max_ser = 0u64;
+        let mut max_spacing = 0u64; // the latest full packet's start after the first's
         for (i, hop) in path.iter().enumerate() {
-            max_ser = max_ser.max(hop.ser(full));
-            let s_m = lead_sum + (m - 1) * max_ser; // S(m, i)
+            let p = u64::from(hop.parallel.max(1));
+            max_spacing = max_spacing.max((m.div_ceil(p) - 1) * hop.ser(full));
+            let s_m = lead_sum + max_spacing; // S(m, i)
             let from_prev_hop = if i == 0 { 0 } else { s_last + path[i - 1].lead(last) };
-            s_last = from_prev_hop.max(s_m + hop.ser(full));
+            s_last = if p == 1 { from_prev_hop.max(s_m + hop.ser(full)) } else { from_prev_hop };
             lead_sum += hop.lead(full);
         }
+        arrive_full = lead_sum + max_spacing;
     }
-    let arrive = s_last + path.last().map_or(0, |h| h.lead(last));
+    let arrive = (s_last + path.last().map_or(0, |h| h.lead(last))).max(arrive_full);
     let ack: u64 = reverse.iter().map(|h| h.lead(CONTROL_BYTES as u64)).sum();
     SimTime(arrive + ack)
 }
@@ -84,7 +92,12 @@ mod tests {
     use super::*;
 
     fn hop(gbps: f64, header_lead: bool) -> Hop {
-        Hop { rate: BitRate::from_gbps(gbps), delay: SimTime::from_ns(200), header_lead }
+        Hop {
+            parallel: 1,
+            rate: BitRate::from_gbps(gbps),
+            delay: SimTime::from_ns(200),
+            header_lead,
+        }
     }
 
     #[test]

@@ -318,6 +318,28 @@ impl Network {
     }
 }
 
+impl Network {
+    /// For each hop of the shortest paths from `src` to `dst`, how many distinct equal-cost
+    /// links packets sprayed over every choice can use (1 for host links; e.g. the spine count
+    /// for a leaf-spine's core hops).
+    pub fn parallel_links(&self, src: u32, dst: u32) -> Vec<u32> {
+        let mut counts = vec![1];
+        let mut nodes = vec![self.ports[self.nic(src) as usize].peer];
+        while !nodes.contains(&dst) {
+            let mut ports: Vec<u32> =
+                nodes.iter().flat_map(|&n| self.routes.next_hops(n, dst).iter().copied()).collect();
+            ports.sort_unstable();
+            ports.dedup();
+            counts.push(ports.len() as u32);
+            nodes = ports.iter().map(|&p| self.ports[p as usize].peer).collect();
+            nodes.sort_unstable();
+            nodes.dedup();
+            assert!(counts.len() <= self.kinds.len(), "routing loop from {src} to {dst}");
+        }
+        counts
+    }
+}
+
 /// Per-switch load-balancing state.
 #[derive(Debug)]
 pub struct Balancer {

@@ -155,3 +155,57 @@ fn few_queue_pfabric_reservations_fit_the_buffer() {
     let drops: u64 = out.summary.counters.drops_by_hop.values().sum();
     assert!(drops > 0, "an incast into a 36 KB buffer must drop");
 }
+
+/// The issue's reproducer: spraying over a core slower than the host links used to finish
+/// flows "faster than ideal" (the ideal put the bottleneck at one slow core link, but a sprayed
+/// flow uses every spine at once).
+#[test]
+fn sprayed_flows_over_a_slow_core_never_beat_the_ideal() {
+    for core in ["8", "2", "0.5"] {
+        let s = dcsim::spec::spec_with_overrides(
+            "",
+            &[
+                "workload.flows=300".into(),
+                format!("topology.core_link_gbps={core}"),
+                "workload.load=0.3".into(),
+            ],
+        )
+        .unwrap();
+        let out = Simulation::new(s).unwrap().run(&mut |_| true).unwrap();
+        assert_eq!(out.summary.counters.fct_below_ideal, 0, "core {core} Gbps");
+        let min = (0..out.records.len())
+            .filter_map(|i| {
+                out.records.fct(i).map(|f| f.as_ps() as f64 / out.records.ideal_ps[i] as f64)
+            })
+            .fold(f64::INFINITY, f64::min);
+        assert!(min >= 1.0, "core {core} Gbps: min slowdown {min}");
+    }
+}
+
+/// A lone sprayed flow in an idle fabric finishes exactly at its ideal FCT when the core's
+/// links are slower than the host's but the spines together are faster (round robin keeps
+/// every spine link idle between packets), and within a packet time of it when the core is
+/// the bottleneck.
+#[test]
+fn a_lone_sprayed_flow_meets_its_ideal() {
+    for (core, exact) in [("8", true), ("1", false)] {
+        let path =
+            std::env::temp_dir().join(format!("dcsim-lone-{core}-{}.csv", std::process::id()));
+        std::fs::write(&path, "0,0,20,1000000,0\n").unwrap();
+        let s = Spec::from_toml_str(&format!(
+            "[topology]\ncore_link_gbps = {core}\n[transport]\nprotocol = \"pfabric\"\n\
+             [pfabric]\nrate_control = \"linerate\"\n[workload]\nmatrix = \"{}\"\nflows = 0\n",
+            path.display()
+        ))
+        .unwrap();
+        let out = Simulation::new(s).unwrap().run(&mut |_| true).unwrap();
+        let (fct, ideal) = (out.records.fct(0).unwrap().as_ps(), out.records.ideal_ps[0]);
+        assert!(fct >= ideal, "core {core}: fct {fct} < ideal {ideal}");
+        if exact {
+            assert_eq!(fct, ideal, "core {core} Gbps");
+        } else {
+            // 1 Gbps spine links: one 1500 B packet takes 12 µs on one of them.
+            assert!(fct - ideal <= 12_000_000, "core {core}: fct {fct} vs ideal {ideal}");
+        }
+    }
+}
