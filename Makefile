@@ -6,7 +6,7 @@ DEPS     := $(VENV)/.deps-installed
 EXT      := $(VENV)/.dcsim-built
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml workloads/*.txt
 
-.PHONY: all install run test test-rust test-python bench figures lint clean
+.PHONY: all install run test test-rust test-python bench figures lint fuzz clean
 
 all: install
 
@@ -45,6 +45,11 @@ bench: install
 	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- benchmarks/phost-default.toml transport.protocol=$$p workload.flow_sizes=datamining workload.flows=10000 || exit 1; \
 	done
 	$(PY) benchmarks/sweep_efficiency.py
+
+# The long fuzz run: a million generated spec trees through the resolver (no panic, errors name
+# a field, resolution idempotent) and 600 scaled-down valid specs run with every invariant.
+fuzz:
+	DCSIM_FUZZ_CASES=1000000 DCSIM_FUZZ_RUNS=600 cargo test --release -p dcsim --test it fuzz -- --nocapture
 
 # Every reproduction at quick scale, then docs/figures.md.
 figures: install

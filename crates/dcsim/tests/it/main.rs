@@ -6,6 +6,7 @@ mod common;
 mod d2tcp;
 mod digests;
 mod fastpass;
+mod fuzz;
 mod invariants;
 mod modules;
 mod phost;

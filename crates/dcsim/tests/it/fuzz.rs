@@ -1,0 +1,247 @@
+//! Property tests of the spec reader and resolver, driven by the spec's own fields (so a new
+//! field is fuzzed the day it is added). Generated trees mix valid values, edge values, wrong
+//! types, out-of-range numbers, misspelt keys and deep nesting. For every tree:
+//!
+//! * resolution never panics;
+//! * an error names a field of the spec (or the file or document) and says what is wrong;
+//! * a resolved spec resolves again to itself, through JSON and through TOML (idempotent);
+//! * a sample of the valid specs, scaled down, runs with every invariant clean (packet
+//!   conservation, no flow faster than ideal, no flow stalled) within a time bound.
+//!
+//! `cargo test` runs a short pass (3,000 trees, 30 runs); `make fuzz` a long one
+//! (`DCSIM_FUZZ_CASES` trees, `DCSIM_FUZZ_RUNS` runs).
+
+use dcsim::spec::reader::{Field, Kind};
+use dcsim::{Simulation, Spec};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use serde_json::{json, Map, Value};
+
+fn number(x: f64) -> Value {
+    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
+}
+
+/// Values of any type, for wrong-type inputs.
+fn junk() -> BoxedStrategy<Value> {
+    prop_oneof![
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|i| json!(i)),
+        any::<f64>().prop_map(number),
+        "[a-z0-9 .\\-]{0,12}".prop_map(Value::String),
+        Just(json!([1, "x"])),
+        Just(json!({"nested": {"deeper": 1}})),
+    ]
+    .boxed()
+}
+
+/// Values for one field: mostly plausible, sometimes edges, sometimes junk.
+fn value(f: &Field) -> BoxedStrategy<Value> {
+    let plausible: BoxedStrategy<Value> = match &f.kind {
+        Kind::Number { min, max, .. } => {
+            let (lo, hi) = (*min, max.min(min.max(0.0) + 1e4));
+            prop_oneof![
+                40 => (lo..=hi).prop_map(number),
+                2 => Just(number(*min)),
+                2 => Just(number(*max)),
+                1 => Just(number(min - 1.0)),
+                1 => Just(number(max * 10.0 + 1.0)),
+            ]
+            .boxed()
+        }
+        Kind::Integer { min, max } => {
+            let hi = (*max).min(min + 1000);
+            prop_oneof![40 => (*min..=hi).prop_map(|i| json!(i)), 2 => Just(json!(max)), 1 => Just(json!(-1))]
+                .boxed()
+        }
+        Kind::Bytes => prop_oneof![
+            30 => (0u64..2_000_000).prop_map(|b| json!(b)),
+            1 => Just(json!("36KB")),
+            1 => Just(json!("64KiB")),
+            1 => Just(json!("1.5MB")),
+            1 => Just(json!("36kb")),
+            1 => Just(json!("5TB")),
+        ]
+        .boxed(),
+        Kind::ByteList => prop_oneof![
+            proptest::collection::vec(1u64..10_000_000, 0..9).prop_map(|v| json!(v)),
+            Just(json!([0])),
+            Just(json!(["10KB", "1MB"])),
+        ]
+        .boxed(),
+        Kind::Bool => any::<bool>().prop_map(Value::Bool).boxed(),
+        Kind::String => "[a-z\\-]{0,8}".prop_map(Value::String).boxed(),
+        Kind::Choice(names) => {
+            let names: Vec<Value> = names.iter().map(|n| json!(n)).collect();
+            prop_oneof![
+                30 => proptest::sample::select(names.clone()),
+                1 => proptest::sample::select(names).prop_map(|n| json!(format!("{}x", n.as_str().unwrap()))),
+            ]
+            .boxed()
+        }
+        Kind::Custom { .. } => prop_oneof![
+            20 => Just(f.default.clone()),
+            1 => Just(json!("websearch")),
+            1 => Just(json!("datamining")),
+            1 => Just(json!("imc10")),
+            1 => Just(json!("bimodal")),
+            1 => Just(json!(50_000)),
+            1 => Just(json!("permutation")),
+            1 => Just(json!("incast")),
+            1 => Just(json!("fan-in")),
+            1 => Just(json!(["websearch", 3000])),
+            1 => Just(json!([1.0, 2.0])),
+            1 => Just(json!("dynamic")),
+            1 => Just(json!(3)),
+        ]
+        .boxed(),
+        Kind::Table => Just(json!({})).boxed(),
+    };
+    prop_oneof![60 => plausible, 1 => junk()].boxed()
+}
+
+/// A table at `path`: a random subset of its fields, now and then a misspelt or unknown key.
+fn table(path: String, depth: u32) -> BoxedStrategy<Value> {
+    let fields = dcsim::spec::fields().of(&path).to_vec();
+    let entries: Vec<BoxedStrategy<Option<(String, Value)>>> = fields
+        .iter()
+        .map(|f| {
+            let key = f.key.to_string();
+            let sub = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            let v =
+                if f.kind == Kind::Table && depth < 3 { table(sub, depth + 1) } else { value(f) };
+            proptest::option::weighted(if f.kind == Kind::Table { 0.8 } else { 0.25 }, v)
+                .prop_map(move |v| v.map(|v| (key.clone(), v)))
+                .boxed()
+        })
+        .collect();
+    let extra = proptest::option::weighted(0.03, ("[a-z_]{1,12}", junk()));
+    (entries, extra)
+        .prop_map(|(entries, extra)| {
+            let mut m: Map<String, Value> = entries.into_iter().flatten().collect();
+            if let Some((k, v)) = extra {
+                m.insert(k, v);
+            }
+            Value::Object(m)
+        })
+        .boxed()
+}
+
+/// Small fabrics and few flows, so a run of any valid spec takes milliseconds.
+fn scaled_down(mut tree: Value) -> Value {
+    let t = tree.as_object_mut().unwrap();
+    let topo = t.entry("topology").or_insert(json!({})).as_object_mut().unwrap();
+    for (k, v) in [
+        ("racks", 3),
+        ("hosts_per_rack", 4),
+        ("spines", 2),
+        ("k", 4),
+        ("hosts", 6),
+        ("hosts_per_side", 3),
+    ] {
+        topo.insert(k.into(), json!(v));
+    }
+    let w = t.entry("workload").or_insert(json!({})).as_object_mut().unwrap();
+    w.insert("flows".into(), json!(30));
+    w.insert("incast_senders".into(), json!(3));
+    w.insert("query_fanout".into(), json!(3));
+    w.insert("queries".into(), json!(2));
+    w.insert("flow_sizes".into(), json!("websearch"));
+    w.remove("tenants");
+    w.remove("tenant_weights");
+    w.remove("duration_ms");
+    tree
+}
+
+fn known_path(path: &str) -> bool {
+    if path.starts_with('<') {
+        return true; // the document itself (<toml>, <json>)
+    }
+    let top = path.split(['.', '[']).next().unwrap_or("");
+    dcsim::spec::fields().of("").iter().any(|f| f.key == top)
+}
+
+/// True if the dotted `path` is a key the user's tree has (an unknown key is named as written).
+fn in_tree(tree: &Value, path: &str) -> bool {
+    let mut cur = tree;
+    for part in path.split('.') {
+        match cur.get(part) {
+            Some(v) => cur = v,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Cases from the environment variable `var`, else `default`.
+fn cases_from(var: &str, default: u32) -> u32 {
+    std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn cases(default: u32) -> u32 {
+    cases_from("DCSIM_FUZZ_CASES", default)
+}
+
+#[test]
+fn fuzzed_specs_resolve_cleanly_and_idempotently() {
+    let mut runner = TestRunner::new(Config {
+        cases: cases(3000),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let valid = std::cell::Cell::new(0u64);
+    runner
+        .run(&table(String::new(), 0), |tree| {
+            let json_text = serde_json::to_string(&tree).unwrap();
+            let resolved = std::panic::catch_unwind(|| Spec::from_json_str(&json_text));
+            let resolved =
+                resolved.map_err(|_| TestCaseError::fail(format!("panic on {json_text}")))?;
+            match resolved {
+                Err(e) => {
+                    prop_assert!(
+                        known_path(&e.path) || in_tree(&tree, &e.path),
+                        "error names no field: {e} for {json_text}"
+                    );
+                    prop_assert!(!e.message.is_empty());
+                }
+                Ok(spec) => {
+                    valid.set(valid.get() + 1);
+                    let again = Spec::from_json_str(&spec.to_json_string()).map_err(|e| {
+                        TestCaseError::fail(format!(
+                            "{e}: resolved spec of {json_text} does not resolve"
+                        ))
+                    })?;
+                    prop_assert_eq!(&again, &spec, "not idempotent through JSON: {}", json_text);
+                    let via_toml = Spec::from_toml_str(&spec.to_toml_string())
+                        .map_err(|e| TestCaseError::fail(format!("{e}: TOML of {json_text}")))?;
+                    prop_assert_eq!(&via_toml, &spec, "not idempotent through TOML: {}", json_text);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+    // The generator must produce valid specs often enough to test resolution at all.
+    assert!(valid.get() > cases(3000) as u64 / 20, "only {} valid specs", valid.get());
+}
+
+#[test]
+fn fuzzed_valid_specs_run_with_every_invariant_clean() {
+    let mut runner = TestRunner::new(Config {
+        cases: cases_from("DCSIM_FUZZ_RUNS", 30),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    runner
+        .run(&table(String::new(), 0).prop_map(scaled_down), |tree| {
+            let Ok(spec) = Spec::from_json_str(&tree.to_string()) else { return Ok(()) };
+            let Ok(sim) = Simulation::new(spec) else { return Ok(()) };
+            let start = std::time::Instant::now();
+            let out = sim.run(&mut |_| start.elapsed().as_secs_f64() < 20.0);
+            let Ok(out) = out else { return Ok(()) }; // stopped at the time bound
+            let c = &out.summary.counters;
+            prop_assert_eq!(c.conservation_error, 0, "packets lost or invented: {}", tree);
+            prop_assert_eq!(c.fct_below_ideal, 0, "a flow beat the ideal: {}", tree);
+            prop_assert_eq!(c.flows_stalled, 0, "flows stalled: {}", tree);
+            Ok(())
+        })
+        .unwrap();
+}
