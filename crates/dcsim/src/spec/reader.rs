@@ -201,7 +201,10 @@ impl<'a> Section<'a> {
         self.declare(key, Kind::Number { min: lo, max: hi, exclusive: false }, default.into());
         let x = self.number(key, default)?;
         if !(x.is_finite() && x >= lo && x <= hi) {
-            return Err(SpecError::new(self.field(key), format!("{x} is out of range: {what}")));
+            return Err(SpecError::new(
+                self.field(key),
+                format!("{x} is out of range: {what} (allowed: {lo} to {hi})"),
+            ));
         }
         Ok(x)
     }
