@@ -1,7 +1,10 @@
 """dcsim reproduce and the figure gallery, on a shrunken copy of the foundation experiment
 (the real figure module, fewer flows and loads)."""
 
+import hashlib
+import json
 import shutil
+from pathlib import Path
 
 import dcsim
 import pandas as pd
@@ -89,3 +92,37 @@ def test_every_shipped_sweep_is_valid_at_both_scales():
         # A worker resolves the resolved spec again: it must agree with itself.
         for r in p.runs:
             assert dcsim.resolve(r.spec.tree).tree == r.spec.tree, f"{name}: {r.params}"
+
+
+def _run_digest(tree) -> str:
+    """A run's identity without the dcsim version, with each file it reads (a trace) named by
+    its content instead of its absolute path, so moving an experiment's folder keeps it."""
+
+    def norm(v):
+        if isinstance(v, dict):
+            return {k: norm(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [norm(x) for x in v]
+        if isinstance(v, str) and v.startswith("/") and Path(v).is_file():
+            return "sha256:" + hashlib.sha256(Path(v).read_bytes()).hexdigest()
+        return v
+
+    return hashlib.sha256(json.dumps(norm(tree), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def test_every_reproduction_plans_the_recorded_runs():
+    """Each reproduction's sweep, at both scales, expands to exactly the runs recorded in
+    tests/data/sweep_plans.json (recorded before the experiments were regrouped by paper):
+    how the sweeps are written may change, the runs may not."""
+    from dcsim import reproduce as rep
+    from dcsim.sweep import plan
+
+    recorded = json.loads((ROOT / "tests" / "data" / "sweep_plans.json").read_text())
+    assert sorted(rep.names()) == sorted(recorded)
+    for name, scales in recorded.items():
+        path = rep.sweep_path(name)
+        assert (path is None) == (not scales), name
+        for scale, want in scales.items():
+            digests = sorted(_run_digest(r.spec.identity()) for r in plan(path, scale=scale).runs)
+            got = {"runs": len(digests), "digest": hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]}
+            assert got == want, f"{name} at {scale} scale plans other runs than recorded"

@@ -140,9 +140,9 @@ class ResolvedSpec:
     def json(self) -> str:
         return json.dumps(self.tree, sort_keys=True)
 
-    def hash(self) -> str:
-        """A stable identity: SHA-256 of the resolved spec and the dcsim version (fields in
-        :data:`ADDED_FIELDS` left out while at their defaults)."""
+    def identity(self) -> Dict[str, Any]:
+        """The resolved spec as a run's identity sees it: fields in :data:`ADDED_FIELDS` left
+        out while at their defaults."""
         tree = copy.deepcopy(self.tree)
         for dotted, default in ADDED_FIELDS.items():
             *parents, leaf = dotted.split(".")
@@ -151,10 +151,14 @@ class ResolvedSpec:
                 section = section.get(part, {})
             if section.get(leaf) == default:
                 del section[leaf]
+        return tree
+
+    def hash(self) -> str:
+        """A stable identity: SHA-256 of :meth:`identity` and the dcsim version."""
         h = hashlib.sha256()
         h.update(_dcsim.__version__.encode())
         h.update(b"\0")
-        h.update(json.dumps(tree, sort_keys=True).encode())
+        h.update(json.dumps(self.identity(), sort_keys=True).encode())
         return h.hexdigest()[:16]
 
     def get(self, dotted: str) -> Any:
