@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -58,10 +58,20 @@ def set_path(tree: Dict[str, Any], dotted: str, value: Any) -> None:
     cur[parts[-1]] = value
 
 
+#: Spec fields whose values may be file paths (relative ones resolve against the spec file).
+_PATH_FIELDS = ("workload.flow_sizes", "workload.matrix", "workload.tenants")
+
+
 def load_tree(spec: SpecLike) -> tuple[Dict[str, Any], Optional[Path]]:
-    """Returns the spec as a tree plus the directory relative paths resolve against."""
+    """Returns the spec as a tree plus the directory relative paths resolve against.
+
+    A spec file may name another in ``base = "path.toml"``: that file is loaded first (its own
+    ``base`` too) and this file's tables are merged over it (see :func:`merge_trees`). Relative
+    file paths resolve against the file that wrote them. A missing base file or a cycle of
+    bases is a :class:`SpecError` naming the file."""
     if isinstance(spec, Mapping):
-        return copy.deepcopy(dict(spec)), None
+        tree = copy.deepcopy(dict(spec))
+        return _with_base_file(tree, Path.cwd(), "<spec>", ()), None
     text_or_path = os.fspath(spec)
     path = Path(text_or_path)
     looks_like_path = "\n" not in text_or_path and (
@@ -70,14 +80,81 @@ def load_tree(spec: SpecLike) -> tuple[Dict[str, Any], Optional[Path]]:
     if looks_like_path:
         if not path.is_file():
             raise SpecError(f"spec file {text_or_path} does not exist", text_or_path)
-        try:
-            return tomllib.loads(path.read_text()), path.resolve().parent
-        except tomllib.TOMLDecodeError as e:
-            raise SpecError(f"{text_or_path}: not valid TOML: {e}", text_or_path) from None
+        return _load_file(path, ()), path.resolve().parent
     try:
-        return tomllib.loads(text_or_path), None
+        tree = tomllib.loads(text_or_path)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"spec text is not valid TOML: {e}", "<toml>") from None
+    return _with_base_file(tree, Path.cwd(), "<toml>", ()), None
+
+
+def _load_file(path: Path, chain: Tuple[Path, ...]) -> Dict[str, Any]:
+    """One spec file with its chain of ``base`` files merged under it. `chain`: the files
+    that named this one as their base, outermost first."""
+    resolved = path.resolve()
+    if resolved in chain:
+        cycle = " -> ".join(str(p) for p in chain[chain.index(resolved) :] + (resolved,))
+        raise SpecError(f"{chain[-1]}: `base` files form a cycle: {cycle}", "base")
+    try:
+        tree = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{path}: not valid TOML: {e}", str(path)) from None
+    _absolutize_file_paths(tree, resolved.parent)
+    return _with_base_file(tree, resolved.parent, str(path), chain + (resolved,))
+
+
+def _with_base_file(tree: Dict[str, Any], directory: Path, where: str, chain: Tuple[Path, ...]) -> Dict[str, Any]:
+    """`tree` merged over the file its ``base`` key names (relative to `directory`), if any."""
+    if "base" not in tree:
+        return tree
+    base = tree.pop("base")
+    if not isinstance(base, str) or not base:
+        raise SpecError(f"{where}: `base` must be the path of a spec file, got {base!r}", "base")
+    base_path = directory / base
+    if not base_path.is_file():
+        raise SpecError(f"{where}: base file {base_path} does not exist", "base")
+    return merge_trees(_load_file(base_path, chain), tree)
+
+
+def merge_trees(base: Mapping[str, Any], over: Mapping[str, Any], _section: str = "") -> Dict[str, Any]:
+    """`over` merged over `base`: tables merge key by key, recursively; any other value (a
+    number, a string, an array), and each axis of a ``[sweep]`` table, is replaced whole."""
+    out = copy.deepcopy(dict(base))
+    for key, value in over.items():
+        old = out.get(key)
+        if isinstance(value, dict) and isinstance(old, dict) and _section != "sweep":
+            out[key] = merge_trees(old, value, key if not _section else f"{_section}.{key}")
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _absolutize_file_paths(tree: Dict[str, Any], directory: Path) -> None:
+    """Makes the relative file paths a spec file writes absolute, relative to its directory:
+    in the workload, in sweep axes and in ``[scales.*]`` overrides."""
+    _absolutize(tree, directory)
+    scales = tree.get("scales")
+    tables = [tree.get("sweep")] + (list(scales.values()) if isinstance(scales, dict) else [])
+    for table in tables:
+        if isinstance(table, dict):
+            for key in _PATH_FIELDS:
+                if key in table:
+                    table[key] = _absolute(table[key], directory, key == "workload.matrix")
+
+
+def _absolute(v: Any, base: Optional[Path], trace: bool) -> Any:
+    """`v` (or each string in a list, at any depth) as an absolute path if it names a file
+    relative to `base` (or is a trace's .csv path), else unchanged (keywords, numbers,
+    absolute paths)."""
+    if isinstance(v, list):
+        return [_absolute(x, base, trace) for x in v]
+    if isinstance(v, str) and v.lower() not in _KEYWORDS:
+        p = Path(v)
+        if not p.is_absolute():
+            candidate = (base / p) if base is not None else p
+            if candidate.exists() or trace and v.endswith(".csv"):
+                return str(candidate.resolve())
+    return v
 
 
 def _absolutize(tree: Dict[str, Any], base: Optional[Path]) -> None:
@@ -85,21 +162,11 @@ def _absolutize(tree: Dict[str, Any], base: Optional[Path]) -> None:
     wl = tree.get("workload")
     if not isinstance(wl, dict):
         return
-
-    def absolute(v: Any, trace: bool) -> Any:
-        if isinstance(v, str) and v.lower() not in _KEYWORDS:
-            p = Path(v)
-            if not p.is_absolute():
-                candidate = (base / p) if base is not None else p
-                if candidate.exists() or trace and v.endswith(".csv"):
-                    return str(candidate.resolve())
-        return v
-
     for key in ("flow_sizes", "matrix"):
         if key in wl:
-            wl[key] = absolute(wl[key], key == "matrix")
+            wl[key] = _absolute(wl[key], base, key == "matrix")
     if isinstance(wl.get("tenants"), list):
-        wl["tenants"] = [absolute(v, False) for v in wl["tenants"]]
+        wl["tenants"] = _absolute(wl["tenants"], base, False)
 
 
 def build_tree(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:

@@ -168,7 +168,7 @@ def plan(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None, scale: O
         merged = dict(overrides or {})
         merged.update(params)
         try:
-            resolved = resolve(_with_base(run_tree, base), merged)
+            resolved = resolve(run_tree, merged)
         except SpecError as e:
             raise SpecError(f"run {params}: {e}", e.field) from None
         h = resolved.hash()
@@ -179,19 +179,6 @@ def plan(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None, scale: O
     if not runs:
         raise SpecError("the sweep expands to no runs (check `sweep.filter`)", "sweep.filter")
     return Plan(axes, runs, base)
-
-
-def _with_base(tree: Dict[str, Any], base: Optional[Path]) -> Dict[str, Any]:
-    # Relative paths inside a sweep spec resolve against the sweep file.
-    if base is None:
-        return tree
-    wl = tree.get("workload")
-    if isinstance(wl, dict):
-        for key in ("flow_sizes", "matrix"):
-            v = wl.get(key)
-            if isinstance(v, str) and (base / v).exists():
-                wl[key] = str((base / v).resolve())
-    return tree
 
 
 def _leaves(tree: Mapping[str, Any], prefix: str = ""):
