@@ -17,15 +17,15 @@ NAME = "foundation-dctcp-vs-tcp"
 
 @pytest.fixture
 def experiments(tmp_path, monkeypatch):
+    """A copy of the foundation paper folder (its setting.toml and the figure), shrunken."""
     d = tmp_path / "experiments"
-    src = ROOT / "experiments" / NAME
-    dst = d / NAME
-    shutil.copytree(src, dst)
-    text = (src / "sweep.toml").read_text()
+    shutil.copytree(ROOT / "experiments" / "foundation", d / "foundation")
+    sweep = d / "foundation" / "dctcp-vs-tcp" / "sweep.toml"
+    text = sweep.read_text()
     text = text.replace('"workload.load" = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]', '"workload.load" = [0.3, 0.8]')
     text = text.replace('[scales.quick]\n"workload.flows" = 2000', '[scales.quick]\n"workload.flows" = 150')
     text += '\n[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n'
-    (dst / "sweep.toml").write_text(text)
+    sweep.write_text(text)
     monkeypatch.setenv("DCSIM_EXPERIMENTS", str(d))
     return d
 
@@ -33,10 +33,34 @@ def experiments(tmp_path, monkeypatch):
 def test_list_shows_every_shipped_reproduction():
     p = dcsim_cli("reproduce", "--list")
     assert p.returncode == 0
-    for d in (ROOT / "experiments").iterdir():
-        if (d / "figure.py").exists():
-            assert d.name in p.stdout
-            assert (d / "README.md").exists()
+    figures = sorted((ROOT / "experiments").glob("*/*/figure.py"))
+    assert len(figures) == 29
+    for fig in figures:
+        name = f"{fig.parent.parent.name}-{fig.parent.name}"
+        assert name in p.stdout
+        assert (fig.parent / "README.md").exists()
+    for paper in (ROOT / "experiments").iterdir():
+        assert (paper / "setting.toml").exists(), f"{paper.name} has no setting.toml"
+
+
+def test_experiments_are_grouped_by_paper_and_need_no_sys_path():
+    """experiments/<paper>/<figure>/ is the reproduction <paper>-<figure>; every sweep file
+    inherits its paper's setting; figure modules load without touching sys.path."""
+    import sys
+
+    from dcsim import reproduce as rep
+
+    assert rep.folder("phost-fig3") == ROOT / "experiments" / "phost" / "fig3"
+    assert rep.folder("pfabric-hotnets-fig2") == ROOT / "experiments" / "pfabric-hotnets" / "fig2"
+    assert rep.folder("foundation-dctcp-vs-tcp") == ROOT / "experiments" / "foundation" / "dctcp-vs-tcp"
+    for sweep in (ROOT / "experiments").glob("*/*/sweep.toml"):
+        first = [line for line in sweep.read_text().splitlines() if line and not line.startswith("#")][0]
+        assert first.startswith('base = "../setting'), f"{sweep} does not start from its paper's setting"
+    before = list(sys.path)
+    for name in rep.names():
+        rep.module(name)
+    assert sys.path == before
+    assert not list((ROOT / "experiments").glob("*.py")) and not list((ROOT / "experiments").glob("*/*.py"))
 
 
 def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
@@ -126,3 +150,16 @@ def test_every_reproduction_plans_the_recorded_runs():
             digests = sorted(_run_digest(r.spec.identity()) for r in plan(path, scale=scale).runs)
             got = {"runs": len(digests), "digest": hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]}
             assert got == want, f"{name} at {scale} scale plans other runs than recorded"
+
+
+def test_gallery_is_what_the_committed_figure_data_gives(tmp_path):
+    """docs/figures.md is `dcsim gallery --refresh` of the committed docs/figures/: for every
+    reproduction (and its paper-scale run, where committed) the comparison that its figure
+    module, published numbers and README make of the committed data. A change to any of them
+    that the gallery does not show fails here; `dcsim gallery --refresh` brings it up to date."""
+    from dcsim import reproduce as rep
+
+    shutil.copytree(ROOT / "docs" / "figures", tmp_path / "docs" / "figures")
+    md = rep.gallery(tmp_path / "no-results", tmp_path / "docs", refresh=True)
+    assert md.read_text() == (ROOT / "docs" / "figures.md").read_text()
+    assert sorted(p.name for p in (tmp_path / "docs" / "figures").iterdir()) == sorted(p.name for p in (ROOT / "docs" / "figures").iterdir())

@@ -5,7 +5,7 @@
     dcsim show SPEC.toml [--set key=value ...]
     dcsim sweep SPEC.toml [--out DIR] [--jobs N | --ray [ADDRESS]] [--scale NAME] [--fail-fast] [--dry-run]
     dcsim reproduce NAME|--all|--list [--scale quick|paper] [--jobs N | --ray [ADDRESS]] [--out DIR]
-    dcsim gallery [--results DIR] [--docs DIR] [--scale quick|paper]
+    dcsim gallery [--results DIR] [--docs DIR] [--scale quick|paper] [--refresh]
 
 A user mistake (bad spec, missing file, bad override) prints ``error: ...`` and exits with
 status 2 before anything runs; never a traceback.
@@ -109,6 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--results", default="results")
     p.add_argument("--docs", default="docs")
     p.add_argument("--scale", default="quick", choices=["quick", "paper"])
+    p.add_argument(
+        "--refresh", action="store_true",
+        help="rebuild from the figures and data already in DOCS/figures/ (comparisons computed again; no results needed)",
+    )
     return parser
 
 
@@ -218,7 +222,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "gallery":
             from . import reproduce as rep
 
-            print(rep.gallery(args.results, args.docs, args.scale))
+            print(rep.gallery(args.results, args.docs, args.scale, refresh=args.refresh))
             return 0
         overrides = _overrides(args.sets, args.seed)
         if args.command == "validate":

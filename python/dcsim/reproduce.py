@@ -1,5 +1,9 @@
-"""Paper-figure reproductions: ``experiments/<name>/`` holds a README, a sweep spec with
-``quick`` and ``paper`` scales, and ``figure.py`` with three functions:
+"""Paper-figure reproductions, grouped by paper: ``experiments/<paper>/<figure>/`` is the
+reproduction named ``<paper>-<figure>`` (``experiments/phost/fig3/`` is ``phost-fig3``). Each
+paper folder holds a ``setting.toml`` that its figures' sweeps inherit (``base =
+"../setting.toml"``); each figure folder a README, a sweep spec with ``quick`` and ``paper``
+scales (or ``SWEEP`` in ``figure.py`` naming another figure's), and ``figure.py`` with three
+functions:
 
 - ``data(runs: DataFrame) -> DataFrame``: the figure's numbers from the sweep's summaries
   (``dcsim.load``), written as ``data.csv``; a ``data(runs, store)`` with a second parameter
@@ -8,6 +12,8 @@
 - ``plot(data: DataFrame, path: Path)``: the figure, written as ``figure.png``;
 - ``compare(data: DataFrame) -> list[dict]``: rows ``metric``, ``published`` (number or
   None), ``ours``, ``note``, written as ``comparison.md`` with the relative difference.
+
+Helpers shared by one paper's figures live in :mod:`dcsim.experiments_support`.
 
 ``dcsim reproduce NAME`` runs the sweep (resumably) and writes the three files to
 ``<out>/<NAME>/<scale>/``; ``dcsim gallery`` collects them into ``docs/figures.md``.
@@ -20,10 +26,9 @@ import inspect
 import math
 import os
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from .sweep import load, plan, run_sweep
 
@@ -41,9 +46,26 @@ def experiments_dir() -> Path:
     raise FileNotFoundError("cannot find the experiments/ folder; set DCSIM_EXPERIMENTS")
 
 
-def names() -> List[str]:
+def folders() -> Dict[str, Path]:
+    """Every reproduction's folder by name: ``experiments/<paper>/<figure>/`` (one holding a
+    ``figure.py``) is ``<paper>-<figure>``."""
     d = experiments_dir()
-    return sorted(p.name for p in d.iterdir() if (p / "figure.py").exists() and not p.name.startswith("_"))
+    found: Dict[str, Path] = {}
+    for fig in sorted(d.glob("*/*/figure.py")):
+        folder = fig.parent
+        if folder.name.startswith(("_", ".")) or folder.parent.name.startswith(("_", ".")):
+            continue
+        found[f"{folder.parent.name}-{folder.name}"] = folder
+    return found
+
+
+def names() -> List[str]:
+    return sorted(folders())
+
+
+def folder(name: str) -> Path:
+    """The folder of reproduction `name` (KeyError if there is none)."""
+    return folders()[name]
 
 
 def sweep_path(name: str) -> Optional[Path]:
@@ -52,16 +74,13 @@ def sweep_path(name: str) -> Optional[Path]:
     rel = getattr(module(name), "SWEEP", "sweep.toml")
     if rel is None:
         return None  # a model-only figure: nothing to simulate
-    return (experiments_dir() / name / rel).resolve()
+    return (folder(name) / rel).resolve()
 
 
 def module(name: str) -> ModuleType:
-    path = experiments_dir() / name / "figure.py"
-    if not path.exists():
-        raise KeyError(name)
-    # Experiments may share helpers kept in experiments/ itself (modules starting with "_").
-    if str(experiments_dir()) not in sys.path:
-        sys.path.insert(0, str(experiments_dir()))
+    """The experiment's ``figure.py``, loaded as a module of its own. Its shared helpers come
+    from :mod:`dcsim.experiments_support`, so nothing is added to ``sys.path``."""
+    path = folder(name) / "figure.py"
     spec = importlib.util.spec_from_file_location(f"dcsim_experiment_{name.replace('-', '_')}", path)
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
@@ -145,17 +164,29 @@ def reproduce(
     data = mod.data(runs, store) if wants_store else mod.data(runs)
     data.to_csv(out / "data.csv", index=False, float_format="%.6g")
     mod.plot(data, out / "figure.png")
+    (out / "comparison.md").write_text(comparison(name, data, scale, mod))
+    return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
+
+
+def comparison(name: str, data: Any, scale: str, mod: Optional[ModuleType] = None) -> str:
+    """``comparison.md`` for the figure's numbers `data`: the published-vs-dcsim table and
+    the notes on where they differ."""
+    mod = mod or module(name)
     text = comparison_markdown(name, mod.compare(data), scale)
     notes = getattr(mod, "NOTES", "").strip()
     if notes:
         text += "\n**Where the numbers differ, and why.**\n\n" + notes + "\n"
-    (out / "comparison.md").write_text(text)
-    return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
+    return text
 
 
-def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale: str = "quick") -> Path:
+def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale: str = "quick", refresh: bool = False) -> Path:
     """Collects every reproduction at `scale` into ``docs/figures.md`` (+ PNGs and CSVs in
-    ``docs/figures/``)."""
+    ``docs/figures/``).
+
+    With `refresh`, nothing is read from `results`: each section is rebuilt from the figure and
+    data already in ``docs/figures/``, its comparison computed again from that data, which brings
+    the gallery up to date after a README, ``published.csv`` or ``compare()`` changed without
+    simulating anything."""
     results, docs = Path(results), Path(docs)
     fig_dir = docs / "figures"
     fig_dir.mkdir(parents=True, exist_ok=True)
@@ -167,13 +198,15 @@ def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale:
         "",
     ]
     for name in names():
-        src = results / name / scale
-        if not (src / "figure.png").exists():
+        main = _gallery_source(results / name / scale, fig_dir, name, scale, "", refresh)
+        if main is None:
             parts += [f"## {title(name)}", "", f"_Not reproduced yet: run `dcsim reproduce {name} --scale {scale}`._", ""]
             continue
-        shutil.copyfile(src / "figure.png", fig_dir / f"{name}.png")
-        shutil.copyfile(src / "data.csv", fig_dir / f"{name}.csv")
-        readme = experiments_dir() / name / "README.md"
+        png, csv, text = main
+        _copy(png, fig_dir / f"{name}.png")
+        _copy(csv, fig_dir / f"{name}.csv")
+        rel = folder(name).relative_to(experiments_dir()).as_posix()
+        readme = folder(name) / "README.md"
         summary = ""
         if readme.exists():
             # The README's first paragraph after its title.
@@ -191,20 +224,21 @@ def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale:
             "",
             f"![{name}](figures/{name}.png)",
             "",
-            (src / "comparison.md").read_text().strip(),
+            text.strip(),
             "",
-            f"Data: [`figures/{name}.csv`](figures/{name}.csv) · experiment: [`experiments/{name}/`](../experiments/{name}/)",
+            f"Data: [`figures/{name}.csv`](figures/{name}.csv) · experiment: [`experiments/{rel}/`](../experiments/{rel}/)",
             "",
         ]
         # A reproduction also run at paper scale gets that comparison and figure too.
-        paper = results / name / "paper"
-        if scale != "paper" and (paper / "comparison.md").exists() and (paper / "figure.png").exists():
-            shutil.copyfile(paper / "figure.png", fig_dir / f"{name}-paper.png")
-            shutil.copyfile(paper / "data.csv", fig_dir / f"{name}-paper.csv")
+        paper = _gallery_source(results / name / "paper", fig_dir, name, "paper", "-paper", refresh) if scale != "paper" else None
+        if paper is not None:
+            png, csv, text = paper
+            _copy(png, fig_dir / f"{name}-paper.png")
+            _copy(csv, fig_dir / f"{name}-paper.csv")
             parts += [
                 f"![{name} at paper scale](figures/{name}-paper.png)",
                 "",
-                (paper / "comparison.md").read_text().strip(),
+                text.strip(),
                 "",
                 f"Data: [`figures/{name}-paper.csv`](figures/{name}-paper.csv)",
                 "",
@@ -212,3 +246,23 @@ def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale:
     path = docs / "figures.md"
     path.write_text("\n".join(parts))
     return path
+
+
+def _gallery_source(src: Path, fig_dir: Path, name: str, scale: str, suffix: str, refresh: bool) -> Optional[Tuple[Path, Path, str]]:
+    """(figure, data, comparison text) of one reproduction at one scale for the gallery: from
+    its results folder `src`, or with `refresh` from ``docs/figures/<name><suffix>.*``."""
+    if refresh:
+        import pandas as pd
+
+        png, csv = fig_dir / f"{name}{suffix}.png", fig_dir / f"{name}{suffix}.csv"
+        if not (png.exists() and csv.exists()):
+            return None
+        return png, csv, comparison(name, pd.read_csv(csv), scale)
+    if not (src / "figure.png").exists() or (suffix and not (src / "comparison.md").exists()):
+        return None
+    return src / "figure.png", src / "data.csv", (src / "comparison.md").read_text()
+
+
+def _copy(src: Path, dst: Path) -> None:
+    if src.resolve() != dst.resolve():
+        shutil.copyfile(src, dst)

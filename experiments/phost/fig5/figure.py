@@ -1,0 +1,118 @@
+"""pHost CoNEXT'15 Fig. 5: NFCT, throughput, deadlines met, 99th-percentile slowdown, drop rate
+vs load and drops per hop."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from dcsim.experiments_support import phost as ph
+from dcsim import plot as dplot
+
+TITLE = "pHost Fig. 5: the three protocols across metrics (load 0.6 unless shown)"
+SWEEP = "../fig3/sweep.toml"
+HOPS = {"source_nic": "NIC", "tor_uplink": "ToR up", "core": "core", "tor_downlink": "ToR down"}
+
+
+def data(runs: pd.DataFrame, store) -> pd.DataFrame:
+    d = ph.rows(runs)
+    # (d) is the tail of short flows (§4.3: "tail latency for short flows").
+    d["short_p99_slowdown"] = d.run.map(ph.short_p99(runs, store))
+    keep = ["workload", "protocol", "load", "deadlines", "nfct", "throughput_norm", "deadline_met", "mean_slowdown", "short_mean_slowdown", "short_p99_slowdown", "p99_slowdown", "drop_rate", "injected_packets"]
+    keep += [f"drops_{h}" for h in HOPS]
+    return d[keep].reset_index(drop=True)
+
+
+def _main(d: pd.DataFrame) -> pd.DataFrame:
+    return d[(~d.deadlines) & ((d.load - 0.6).abs() < 1e-9)]
+
+
+def plot(d: pd.DataFrame, path: Path) -> None:
+    fig, axes = dplot.grid(6, TITLE, width_per_panel=3.9, height=2.9)
+    m = _main(d)
+    ph.bars(axes[0], m, "nfct", ph.WORKLOADS, ylabel="(a) normalized FCT")
+    ph.bars(axes[1], m, "throughput_norm", ph.WORKLOADS, ylabel="(b) throughput / access bandwidth")
+    ph.bars(axes[2], d[d.deadlines], "deadline_met", ph.WORKLOADS, ylabel="(c) fraction of deadlines met")
+    ph.bars(axes[3], m, "short_p99_slowdown", ph.WORKLOADS, ylabel="(d) short flows: 99th-pct slowdown")
+    ws = d[(~d.deadlines) & (d.workload == "websearch")]
+    for p in ph.PROTOCOLS.values():
+        s = ws[ws.protocol == p]
+        axes[4].plot(s.load, s.drop_rate * 100, **dplot.style(p))
+    axes[4].set_xlabel("load (web search)")
+    axes[4].set_ylabel("(e) drop rate, % of packets")
+    m_ws = m[m.workload == "websearch"]
+    x = np.arange(len(HOPS))
+    for i, p in enumerate(ph.PROTOCOLS.values()):
+        r = m_ws[m_ws.protocol == p]
+        ys = [float(r[f"drops_{h}"].iloc[0]) if len(r) else np.nan for h in HOPS]
+        axes[5].bar(x + (i - 1) * 0.27, np.maximum(ys, 0.5), 0.27, label=p, color=dplot.SERIES[p][0])
+    axes[5].set_xticks(x)
+    axes[5].set_xticklabels(list(HOPS.values()))
+    axes[5].set_yscale("log")
+    axes[5].set_ylabel("(f) drops per hop (web search, 0.6)")
+    dplot.legend_once(axes)
+    dplot.save(fig, path)
+
+
+def compare(d: pd.DataFrame):
+    m = _main(d)
+    rows = []
+    for w, label in ph.WORKLOADS.items():
+        vals = [ph.value(m, "nfct", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
+        rows.append({"metric": f"{label}: NFCT, max / min over the protocols", "published": (1.0, 1.15), "ours": max(vals) / min(vals), "note": "§4.3: 'the maximum difference in NFCT between any two protocols is 15%'"})
+    dl = d[d.deadlines]
+    for w, label in ph.WORKLOADS.items():
+        vals = [ph.value(dl, "deadline_met", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
+        rows.append({"metric": f"{label}: deadlines met, max − min over the protocols (points)", "published": (0.0, 2.0), "ours": (max(vals) - min(vals)) * 100, "note": "§4.3: 'maximum difference ... being 2%' (EDF everywhere)"})
+    for w, label in ph.WORKLOADS.items():
+        for p in ("pFabric", "pHost"):
+            rows.append({"metric": f"{label}: {p} short-flow 99th-percentile slowdown", "published": 2.0, "ours": ph.value(m, "short_p99_slowdown", workload=w, protocol=p), "note": "§4.3: 'around 2'"})
+        r = ph.value(m, "short_p99_slowdown", workload=w, protocol="Fastpass") / ph.value(m, "short_mean_slowdown", workload=w, protocol="Fastpass")
+        rows.append({"metric": f"{label}: Fastpass short-flow p99 / mean slowdown", "published": 2.0, "ours": r, "note": "§4.3: 'almost 2x the mean slowdown'"})
+    ws = m[m.workload == "websearch"]
+    pf = ws[ws.protocol == "pFabric"]
+    if len(pf):
+        tot = sum(float(pf[f"drops_{h}"].iloc[0]) for h in HOPS)
+        rows.append({"metric": "Web search, pFabric: share of drops at the first hop (NIC)", "published": 0.61, "ours": float(pf["drops_source_nic"].iloc[0]) / tot if tot else float("nan"), "note": "§4.3 Fig. 5(f)"})
+        rows.append({"metric": "Web search, pFabric: share of drops at the last hop (ToR down)", "published": 0.39, "ours": float(pf["drops_tor_downlink"].iloc[0]) / tot if tot else float("nan"), "note": "§4.3 Fig. 5(f)"})
+    for p, pub in (("pHost", 33), ("pFabric", 5), ("Fastpass", 182)):
+        r = ws[ws.protocol == p]
+        fabric = float(r["drops_tor_uplink"].iloc[0] + r["drops_core"].iloc[0]) if len(r) else float("nan")
+        per_m = fabric / float(r["injected_packets"].iloc[0]) * 1e6 if len(r) else float("nan")
+        rows.append({"metric": f"Web search, {p}: drops inside the fabric (ToR up + core) per million packets", "published": pub / 511.0, "ours": per_m, "note": f"§4.3: {pub} drops in 511 M packets"})
+    for p in ("pHost", "Fastpass"):
+        r = ws[ws.protocol == p]
+        rows.append({"metric": f"Web search, {p}: drops at the first hop", "published": 0, "ours": float(r["drops_source_nic"].iloc[0]) if len(r) else float("nan"), "note": "§4.3: 'zero drops at the first hop'"})
+    return rows
+
+
+NOTES = ph.SETUP_NOTE + """\
+- **Throughput (b)** is the data delivered to receivers while flows are still arriving, per
+  second, over 144 × 10 Gbps (`throughput_during_arrivals_gbps`): the loaded network's
+  delivered rate, which the paper expects just below the load ("less than 6Gbps for 0.6").
+- **Deadlines (c)** use strict EDF everywhere, as the pHost authors' simulator does: pFabric's
+  packet priority is the flow's absolute deadline (`pfabric.priority = "deadline-strict"`),
+  pHost orders tokens by deadline at both ends (§3.3), Fastpass's arbiter by deadline. A flow
+  that can no longer make its deadline keeps the most urgent priority and delays the flows
+  behind it, which then miss theirs too; how far that cascade goes depends on each protocol's
+  mechanism, so the met fractions differ more than the paper's 2 %. pFabric's own ns-2 deadline
+  mode quenches hopeless flows instead (`pfabric.priority = "deadline"`); measured at quick
+  scale before this choice: 95 % (IMC10), 89 % (web search), 99 % (data mining) met.
+- **Drops (e, f)** count every packet a port discards (data and control); the paper's absolute
+  numbers are out of 511 M packets, so we compare drops per million packets. Inside the fabric
+  (ToR uplinks, core) we see none for any protocol at quick scale (the paper: 5-182 in 511 M,
+  i.e. 0.01-0.36 per million; our runs inject 3-20 M packets, so zero is the expected count).
+  pFabric's drops split 56 % first hop / 44 % last hop against the paper's 61 / 39.
+- **Short-flow tails (d).** pFabric and pHost: 2.2-2.3 (IMC10), 3.1-3.2 (web search), 1.5-1.6
+  (data mining) against "around 2". Web search's short flows (≤ 10 MB) include many of
+  100 KB-10 MB, which SRPT makes wait behind smaller ones; the paper's value is read off a bar
+  chart. Fastpass's tail is ≈ 2× its mean, as in the paper.
+- **Deadlines (c): IMC10 and web search differ by 6-19 points.** Strict EDF has no protection
+  against flows that can no longer make it; how far the cascade spreads depends on each
+  mechanism (pHost's destination stops granting a downgraded source; pFabric keeps sending at
+  the deadline priority; Fastpass waits an epoch per decision). At quick scale deadlines of
+  mean 1 ms are a large part of a run of 20-90 ms. Data mining: within 2 points, as published.
+- **Throughput (b)** for data mining (0.10) is far below the load at quick scale: 1,000 flows
+  arrive in ≈ 0.14 s while the largest need up to 0.8 s, so most of the offered bytes are still
+  in flight when arrivals stop.
+"""

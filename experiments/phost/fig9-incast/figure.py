@@ -1,0 +1,62 @@
+"""pHost CoNEXT'15 Fig. 9(c-d): incast, 100 MB per request from N senders."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from dcsim.experiments_support import phost as ph
+from dcsim import plot as dplot
+
+TITLE = "pHost Fig. 9(c-d): incast, 100 MB per request from N senders"
+
+
+def data(runs: pd.DataFrame) -> pd.DataFrame:
+    d = ph.rows(runs, workload__load=0.6, workload__flow_sizes="incast-100MB")
+    d["mean_fct_ms"] = d.mean_fct_us / 1e3
+    d["mean_rct_ms"] = d.mean_rct_us / 1e3
+    return d[["protocol", "senders", "flows", "mean_fct_ms", "mean_rct_ms"]].sort_values(["protocol", "senders"]).reset_index(drop=True)
+
+
+def plot(d: pd.DataFrame, path: Path) -> None:
+    fig, axes = dplot.grid(2, TITLE, width_per_panel=4.4, height=3.0)
+    for p in ph.PROTOCOLS.values():
+        s = d[d.protocol == p]
+        axes[0].plot(s.senders, s.mean_fct_ms, **dplot.style(p))
+        axes[1].plot(s.senders, s.mean_rct_ms, **dplot.style(p))
+    axes[0].set_ylabel("(c) mean FCT, ms")
+    axes[1].set_ylabel("(d) mean request completion time, ms")
+    for ax in axes:
+        ax.set_xlabel("senders per request (N)")
+    dplot.legend_once(axes)
+    dplot.save(fig, path)
+
+
+def _spread(d: pd.DataFrame, col: str):
+    worst = 0.0
+    for n, g in d.groupby("senders"):
+        worst = max(worst, float(g[col].max() / g[col].min()))
+    return worst
+
+
+def compare(d: pd.DataFrame):
+    rows = [
+        {"metric": "mean FCT: largest max/min over the protocols at any N", "published": (1.0, 1.07), "ours": _spread(d, "mean_fct_ms"), "note": "§4.3: 'each of pHost, pFabric and Fastpass perform within 7%'"},
+        {"metric": "mean RCT: largest max/min over the protocols at any N", "published": (1.0, 1.04), "ours": _spread(d, "mean_rct_ms"), "note": "§4.3: 'less than 4%'"},
+    ]
+    for p in ph.PROTOCOLS.values():
+        s = d[d.protocol == p].mean_rct_ms
+        rows.append({"metric": f"{p}: mean RCT, max/min over N = 5-50", "published": None, "ours": float(s.max() / s.min()) if len(s) else float("nan"), "note": "§4.3: 'varying N ... has negligible impact on RCT'"})
+    return rows
+
+
+NOTES = ph.SETUP_NOTE.split("- **Quick scale")[0] + """\
+- **Request arrivals.** The paper does not say how its 10,000 requests arrive; ours arrive as a
+  Poisson process sized for load 0.6 (each request is 100 MB to one random receiver), which
+  lets requests overlap at receivers and senders as in any loaded fabric.
+- **Quick scale:** 40 requests per N (paper: 10,000); request completion times of 80 ms and more
+  with 40 samples vary by several percent between seeds.
+- **RCT spread 9 % (paper < 4 %) and 11-19 % across N (paper "negligible").** With 40 requests
+  per point, one request arriving while another 100 MB request uses the same receiver adds
+  80 ms to its RCT; which requests collide differs between N (each N draws its own receivers),
+  so the per-N means carry that sampling noise. FCTs are within 6 %, as published.
+"""

@@ -1,0 +1,46 @@
+"""PIAS NSDI'15 Fig. 11: PIAS with 2, 4 and 8 queues (web search, testbed setting)."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from dcsim.experiments_support import pias as pi
+
+TITLE = "PIAS Fig. 11: number of queues (web search, testbed setting)"
+LABELS = {2: "PIAS, 2 queues", 4: "PIAS, 4 queues", 8: "PIAS, 8 queues"}
+
+
+def data(runs: pd.DataFrame) -> pd.DataFrame:
+    d = pi.rows(runs.assign(**{"workload.flow_sizes": "websearch"}))
+    q = runs.set_index("run")["pias.queues"]
+    d["scheme"] = d.run.map(lambda h: LABELS[int(q[h])])
+    return d.drop(columns=["run"])
+
+
+def plot(d: pd.DataFrame, path: Path) -> None:
+    pi.lines(d, [("websearch", "small_mean_fct_ms", "(0,100KB] average FCT, ms"), ("websearch", "medium_mean_fct_ms", "(100KB,10MB] average FCT, ms")], list(LABELS.values()), TITLE, path)
+
+
+def _span(d, num, den, col):
+    r = [pi.value(d, "websearch", num, l, col) / pi.value(d, "websearch", den, l, col) for l in sorted(d.load.unique())]
+    return (min(r), max(r))
+
+
+def compare(d: pd.DataFrame):
+    lo, hi = _span(d, LABELS[2], LABELS[8], "small_mean_fct_ms")
+    rows = [{"metric": "(0,100KB] average FCT, 2 queues / 8 queues, range over loads", "published": (1.0, 1.025), "ours": (lo, hi), "note": "§5.2: 2 queues within ~2.5 % of 8 for short flows"}]
+    for k in (4, 8):
+        lo, hi = _span(d, LABELS[k], LABELS[2], "medium_mean_fct_ms")
+        rows.append({"metric": f"(100KB,10MB] average FCT, {k} queues / 2 queues, range over loads", "published": 1 - 0.143, "ours": (lo, hi), "note": "§5.2: 4-8 queues ~14.3 % better than 2 for medium flows"})
+    return rows
+
+
+NOTES = pi.TESTBED_NOTE + """\
+- **Measured:** 2 queues 2-5 % *better* than 8 for small flows (paper: within 2.5 %): at load
+  0.6 the closed form keeps every flow's first 292 KB in the top queue with 2 queues (61 % of
+  flows never leave it) but demotes after 15 KB with 8 (18 % of flows stay), so with 8 queues
+  small flows of 15-100 KB share lower queues with other flows' heads. 4 and 8 queues are 5-23 %
+  better than 2 for medium flows (paper 14.3 %).
+- **Thresholds.** Every queue count uses the §3.3 closed form (the authors' tables exist only
+  for 8 queues), so the three curves differ only in the number of queues.
+"""

@@ -1,0 +1,37 @@
+"""PIAS NSDI'15 Fig. 17: PIAS vs pFabric (information-aware) for small flows."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from dcsim.experiments_support import pias as pi
+
+TITLE = "PIAS Fig. 17: PIAS vs pFabric, (0,100KB] normalized FCT"
+SWEEP = "../fig14/sweep.toml"
+SCHEMES = ["PIAS", "pFabric"]
+
+
+def data(runs: pd.DataFrame) -> pd.DataFrame:
+    d = pi.rows(runs)
+    d = d[d.scheme.isin(SCHEMES)]
+    return d[["workload", "scheme", "load", "small_count", "small_mean_nfct", "small_p99_nfct"]]
+
+
+def plot(d: pd.DataFrame, path: Path) -> None:
+    pi.lines(d, pi.small_flow_panels(pi.WORKLOADS), SCHEMES, TITLE, path)
+
+
+def compare(d: pd.DataFrame):
+    rows = []
+    for w, label in pi.WORKLOADS.items():
+        gaps = [pi.value(d, w, "PIAS", l, "small_mean_nfct") / pi.value(d, w, "pFabric", l, "small_mean_nfct") - 1 for l in sorted(d.load.unique())]
+        rows.append({"metric": f"{label}: (0,100KB] average, PIAS above pFabric, largest over loads", "published": 0.049 if w == "datamining" else None, "ours": max(gaps), "note": "§5.3.2: 'within 4.9% in the data mining workload'; larger gap for web search"})
+    return rows
+
+
+NOTES = pi.SETUP_NOTE + """\
+- **Measured:** PIAS within 1 % of pFabric for data mining's small flows (paper 4.9 %) and
+  within 13 % for web search's (the paper: a larger gap than data mining, no number). Both are
+  near their ideal FCT here (normalized 1.00-1.15): with 85 µs of base RTT in every small flow's
+  ideal, only queueing behind large flows separates them.
+"""

@@ -1,0 +1,30 @@
+"""PIAS NSDI'15 Fig. 7: the testbed experiment in simulation, data mining: PIAS vs DCTCP vs TCP."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from dcsim.experiments_support import pias as pi
+
+TITLE = "PIAS Fig. 7: testbed setting, data mining (16 hosts, 1 Gbps)"
+SWEEP = "../fig6/sweep.toml"
+
+
+def data(runs: pd.DataFrame) -> pd.DataFrame:
+    return pi.testbed_data(runs, "datamining")
+
+
+def plot(d: pd.DataFrame, path: Path) -> None:
+    pi.testbed_plot(d, "datamining", TITLE, path)
+
+
+def compare(d: pd.DataFrame):
+    return pi.testbed_compare(d, "datamining", (0.30, 0.45), (0.33, 0.48))
+
+
+NOTES = pi.TESTBED_NOTE + """\
+- **Data mining gains above the published range** (average 44-61 % vs 30-45 %): the simulated
+  client link is the only bottleneck and carries every flow, so large flows' queues hit small
+  flows harder under DCTCP than on a testbed with host-side overheads; 1,500 flows per run also
+  give the 99th percentile of ~1,200 small flows a wide spread (16-68 %).
+"""
