@@ -163,3 +163,25 @@ def test_gallery_is_what_the_committed_figure_data_gives(tmp_path):
     md = rep.gallery(tmp_path / "no-results", tmp_path / "docs", refresh=True)
     assert md.read_text() == (ROOT / "docs" / "figures.md").read_text()
     assert sorted(p.name for p in (tmp_path / "docs" / "figures").iterdir()) == sorted(p.name for p in (ROOT / "docs" / "figures").iterdir())
+
+
+def test_notes_come_from_the_readme(experiments, tmp_path):
+    """A figure's notes are its README's `## Where the numbers differ, and why` section, up to
+    the next section: comparison.md ends with them, the gallery shows them once."""
+    from dcsim import reproduce as rep
+
+    readme = experiments / "foundation" / "dctcp-vs-tcp" / "README.md"
+    assert rep.notes(NAME) == ""
+    readme.write_text(
+        readme.read_text() + "\n## Where the numbers differ, and why\n\n- **A note.** With two lines\n  of text.\n\n## Later\n\nnot a note\n"
+    )
+    assert rep.notes(NAME) == "- **A note.** With two lines\n  of text."
+    out = tmp_path / "results"
+    p = dcsim_cli("reproduce", NAME, "--out", out, "--jobs", "2", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    comp = (out / NAME / "quick" / "comparison.md").read_text()
+    assert comp.endswith("**Where the numbers differ, and why.**\n\n- **A note.** With two lines\n  of text.\n")
+    shutil.copytree(out / NAME / "quick", out / NAME / "paper")
+    assert dcsim_cli("gallery", "--results", out, "--docs", tmp_path / "docs").returncode == 0
+    md = (tmp_path / "docs" / "figures.md").read_text()
+    assert md.count("- **A note.** With two lines") == 1 and "not a note" not in md

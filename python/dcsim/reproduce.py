@@ -168,14 +168,38 @@ def reproduce(
     return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
 
 
+#: The README section holding a figure's notes: where its numbers differ from the paper's, and why.
+NOTES_HEADING = "Where the numbers differ, and why"
+_NOTES_MARK = f"\n**{NOTES_HEADING}.**\n"
+
+
+def notes(name: str) -> str:
+    """The figure's notes: the ``## Where the numbers differ, and why`` section of its README
+    (up to the next ``## `` heading), or "" if it has none."""
+    readme = folder(name) / "README.md"
+    if not readme.exists():
+        return ""
+    found: List[str] = []
+    inside = False
+    for line in readme.read_text().splitlines():
+        if line.startswith("## "):
+            if inside:
+                break
+            inside = line[3:].strip() == NOTES_HEADING
+            continue
+        if inside:
+            found.append(line)
+    return "\n".join(found).strip()
+
+
 def comparison(name: str, data: Any, scale: str, mod: Optional[ModuleType] = None) -> str:
     """``comparison.md`` for the figure's numbers `data`: the published-vs-dcsim table and
-    the notes on where they differ."""
+    the notes (from the README) on where they differ."""
     mod = mod or module(name)
     text = comparison_markdown(name, mod.compare(data), scale)
-    notes = getattr(mod, "NOTES", "").strip()
-    if notes:
-        text += "\n**Where the numbers differ, and why.**\n\n" + notes + "\n"
+    figure_notes = notes(name)
+    if figure_notes:
+        text += _NOTES_MARK + "\n" + figure_notes + "\n"
     return text
 
 
@@ -226,6 +250,12 @@ def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale:
             "",
             text.strip(),
             "",
+        ]
+        # The notes, once (not again with the paper-scale table), from the README as it is now.
+        figure_notes = notes(name)
+        if figure_notes:
+            parts += [_NOTES_MARK.strip(), "", figure_notes, ""]
+        parts += [
             f"Data: [`figures/{name}.csv`](figures/{name}.csv) · experiment: [`experiments/{rel}/`](../experiments/{rel}/)",
             "",
         ]
@@ -249,7 +279,7 @@ def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale:
 
 
 def _gallery_source(src: Path, fig_dir: Path, name: str, scale: str, suffix: str, refresh: bool) -> Optional[Tuple[Path, Path, str]]:
-    """(figure, data, comparison text) of one reproduction at one scale for the gallery: from
+    """(figure, data, comparison table) of one reproduction at one scale for the gallery: from
     its results folder `src`, or with `refresh` from ``docs/figures/<name><suffix>.*``."""
     if refresh:
         import pandas as pd
@@ -257,10 +287,12 @@ def _gallery_source(src: Path, fig_dir: Path, name: str, scale: str, suffix: str
         png, csv = fig_dir / f"{name}{suffix}.png", fig_dir / f"{name}{suffix}.csv"
         if not (png.exists() and csv.exists()):
             return None
-        return png, csv, comparison(name, pd.read_csv(csv), scale)
+        return png, csv, comparison_markdown(name, module(name).compare(pd.read_csv(csv)), scale)
     if not (src / "figure.png").exists() or (suffix and not (src / "comparison.md").exists()):
         return None
-    return src / "figure.png", src / "data.csv", (src / "comparison.md").read_text()
+    # The table only: the gallery takes the notes from the README.
+    table = (src / "comparison.md").read_text().split(_NOTES_MARK)[0]
+    return src / "figure.png", src / "data.csv", table
 
 
 def _copy(src: Path, dst: Path) -> None:

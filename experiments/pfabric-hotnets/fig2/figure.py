@@ -54,6 +54,3 @@ def compare(d: pd.DataFrame):
                 }
             )
     return rows
-
-
-NOTES = hn.QUICK_SCALE_NOTE + """"""

@@ -33,6 +33,3 @@ def compare(d: pd.DataFrame):
     for base in ("TCP", "DCTCP"):
         rows.append({"metric": f"{base} / MinTCP+pFabric, (0,100KB] average at load 0.8", "published": "≈ 10×", "ours": hn.value(d, w, "0-100KB", base, 0.8) / hn.value(d, w, "0-100KB", "MinTCP+pFabric", 0.8), "note": "§3: 'nearly an order of magnitude better than TCP and DCTCP'"})
     return rows
-
-
-NOTES = hn.QUICK_SCALE_NOTE + """"""

@@ -76,30 +76,3 @@ def compare(d: pd.DataFrame):
             cost = _cost_of_papers_threshold(d, base, load)
             rows.append({"metric": f"{model}: FCTn at the paper's {PAPER[load] / 1e3:.0f} KB above the model's minimum, load {load:.0%}", "published": "0 (its optimum)", "ours": f"+{100 * cost:.2f} %", "note": "how far the paper's optimum is from this model's"})
     return rows
-
-
-NOTES = """\
-- **Optimum at 80 % load with the paper's formula: 1.36 MB here, ~1.74 MB in the paper
-  (−22 %); at 10 %: 853 KB vs ~880 KB (−3 %).** Explained by the normalization. The printed
-  formula divides each flow's FCT by its transmission time alone, and with it the paper's
-  1.74 MB is 7.4 % worse than the optimum at 80 % load — not a flat minimum. The paper's
-  simulations normalize by the best possible FCT, which also holds the base round trip. With
-  that one change — the fabric's 14.6 µs base RTT (18,250 B at 10 Gbps) added to every flow's
-  FCT and ideal FCT, panel (b), `dcsim thresholds --base-rtt-us 14.6` — the model's optimum
-  at 80 % is 1.76 MB (paper 1.74 MB, +1 %), and at 10 % load, where FCTn is flat, the paper's
-  880 KB is within 0.4 % of the model's minimum (its optimum there is 1.11 MB). Both published
-  optima are within 0.4 % of optimal in this model; with the printed formula one of them is
-  7.4 % off. That the authors' numerical model used this normalization is our inference: the
-  paper prints the formula without it.
-- **Ruled out** (each computed): a stepped reading of the CDF (every threshold from 974 KB to
-  1946 KB is equivalent at every load, so 880 KB is never optimal), log-linear interpolation
-  (809 KB / 1.29 MB), a non-preemptive priority model (245 KB / 507 KB), a missing factor 2 in
-  the waiting terms (855 KB / 1.36 MB), sizes in 1500 B wire packets (876 KB / 1.40 MB), and
-  plugging the scripts' 1138-packet mean or the step CDF's mean into λ (1.37 MB / 1.07 MB at
-  80 %).
-- **What dcsim uses.** `pfabric.threshold_method = "mg1"` optimises the paper's printed formula
-  (panel a), and Fig. 17 uses those thresholds. The base-RTT variant is available for a spec
-  by pasting `dcsim thresholds --base-rtt-us 14.6 …` output into `pfabric.thresholds`. The
-  model agrees with a direct simulation of a two-queue link within 3 % with and without the
-  base RTT (test suite).
-"""

@@ -35,13 +35,3 @@ def compare(d: pd.DataFrame):
         s = d[d.protocol == p].mean_slowdown
         rows.append({"metric": f"{p}: mean slowdown, max / min over buffers 6.2-72 KB", "published": (1.0, 1.01), "ours": float(s.max() / s.min()) if len(s) else float("nan"), "note": "§4.3: 'varying less than 1% over the range'"})
     return rows
-
-
-NOTES = ph.SETUP_NOTE.split("- **Quick scale")[0] + """\
-- **pFabric per buffer size.** The paper tried several initial windows and RTOs per buffer size
-  and kept the best; we use the rule in the pHost authors' experiment scripts (reference §2.4):
-  window 2 + ⌊2q/7621⌋, cap window + 3, RTO 2.28 µs + 1.16455 ns per buffer byte (3/6/9.5 µs at
-  6.2 KB … 21/24/88 µs at 72 KB).
-- **Quick scale:** 1,000 data-mining flows per point; differences of a few percent between
-  buffer sizes are within the run-to-run noise at this scale.
-"""

@@ -6,7 +6,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dcsim.experiments_support import phost as ph
 from dcsim import load
 from dcsim import plot as dplot
 
@@ -68,23 +67,3 @@ def compare(d: pd.DataFrame):
         g = d[(d.scheme == s) & (d.tenant == "IMC10 tenant")]
         rows.append({"metric": f"{s}: IMC10 tenant's share of throughput while both run", "published": 0.5 if "pHost" in s else None, "ours": float(g.share_both_active.iloc[0]) if len(g) else float("nan"), "note": note})
     return rows
-
-
-NOTES = ph.SETUP_NOTE.split("- **Quick scale")[0] + """\
-- **pHost's share is 0.57, not 0.5.** The tenant-fair policy equalises bytes *granted* per
-  tenant at each destination and bytes *sent* at each source; free tokens are off, but each
-  flow's RTS-to-first-token round trip favours the tenant with many short flows, and a
-  destination with no pending web-search flow grants IMC10 regardless. pFabric gives IMC10 0.69,
-  so the policy moves the split most of the way to fair, as the paper describes.
-- **What "throughput" means here.** The paper does not define the measurement window. We report
-  each tenant's completed bytes per unit time during the interval in which both tenants still
-  have flows (from the start to the first tenant's last completion), and its share of the
-  total; panel (b) also shows each tenant's bytes over its own span.
-- **Workload.** Each flow belongs to the IMC10 tenant with probability 8.52/9.52 and to the web
-  search tenant otherwise (`workload.tenant_weights`): flow counts in inverse proportion to the
-  mean sizes, so the tenants offer equal bytes and both stay backlogged. The paper's tenants
-  "inject the flows in their trace" without saying how many; with equal flow counts the IMC10
-  tenant would offer ~1/8.5 of the bytes and finish early under any policy. Sizes from each
-  tenant's own trace, all flows at time 0 (`workload.arrivals = "at-start"`), random source
-  and destination per flow. Quick scale: 5,000 flows (paper scale 50,000).
-"""

@@ -32,10 +32,3 @@ def compare(d: pd.DataFrame):
     rows += ph.ratio_rows(d, "long_mean_slowdown", "pHost", "pFabric", (0.9, 1.1), "long flows, pHost / pFabric", "Fig. 4: 'all the three schemes have similar performance for long flows' (no number; ±10 % shown)")
     rows += ph.ratio_rows(d, "long_mean_slowdown", "Fastpass", "pFabric", (0.9, 1.1), "long flows, Fastpass / pFabric", "as above")
     return rows
-
-
-NOTES = ph.SETUP_NOTE + """\
-- **Short and long** as in the paper's caption: long = > 10 MB for web search and data mining,
-  > 100 KB for IMC10; short = everything else (pooled from the summary's size bins). At quick
-  scale the long bins hold few flows (≈ 1-2 % of 1,000-3,000), so their means are noisy.
-"""

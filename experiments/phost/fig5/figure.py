@@ -84,35 +84,3 @@ def compare(d: pd.DataFrame):
         r = ws[ws.protocol == p]
         rows.append({"metric": f"Web search, {p}: drops at the first hop", "published": 0, "ours": float(r["drops_source_nic"].iloc[0]) if len(r) else float("nan"), "note": "§4.3: 'zero drops at the first hop'"})
     return rows
-
-
-NOTES = ph.SETUP_NOTE + """\
-- **Throughput (b)** is the data delivered to receivers while flows are still arriving, per
-  second, over 144 × 10 Gbps (`throughput_during_arrivals_gbps`): the loaded network's
-  delivered rate, which the paper expects just below the load ("less than 6Gbps for 0.6").
-- **Deadlines (c)** use strict EDF everywhere, as the pHost authors' simulator does: pFabric's
-  packet priority is the flow's absolute deadline (`pfabric.priority = "deadline-strict"`),
-  pHost orders tokens by deadline at both ends (§3.3), Fastpass's arbiter by deadline. A flow
-  that can no longer make its deadline keeps the most urgent priority and delays the flows
-  behind it, which then miss theirs too; how far that cascade goes depends on each protocol's
-  mechanism, so the met fractions differ more than the paper's 2 %. pFabric's own ns-2 deadline
-  mode quenches hopeless flows instead (`pfabric.priority = "deadline"`); measured at quick
-  scale before this choice: 95 % (IMC10), 89 % (web search), 99 % (data mining) met.
-- **Drops (e, f)** count every packet a port discards (data and control); the paper's absolute
-  numbers are out of 511 M packets, so we compare drops per million packets. Inside the fabric
-  (ToR uplinks, core) we see none for any protocol at quick scale (the paper: 5-182 in 511 M,
-  i.e. 0.01-0.36 per million; our runs inject 3-20 M packets, so zero is the expected count).
-  pFabric's drops split 56 % first hop / 44 % last hop against the paper's 61 / 39.
-- **Short-flow tails (d).** pFabric and pHost: 2.2-2.3 (IMC10), 3.1-3.2 (web search), 1.5-1.6
-  (data mining) against "around 2". Web search's short flows (≤ 10 MB) include many of
-  100 KB-10 MB, which SRPT makes wait behind smaller ones; the paper's value is read off a bar
-  chart. Fastpass's tail is ≈ 2× its mean, as in the paper.
-- **Deadlines (c): IMC10 and web search differ by 6-19 points.** Strict EDF has no protection
-  against flows that can no longer make it; how far the cascade spreads depends on each
-  mechanism (pHost's destination stops granting a downgraded source; pFabric keeps sending at
-  the deadline priority; Fastpass waits an epoch per decision). At quick scale deadlines of
-  mean 1 ms are a large part of a run of 20-90 ms. Data mining: within 2 points, as published.
-- **Throughput (b)** for data mining (0.10) is far below the load at quick scale: 1,000 flows
-  arrive in ≈ 0.14 s while the largest need up to 0.8 s, so most of the offered bytes are still
-  in flight when arrivals stop.
-"""

@@ -43,13 +43,3 @@ def compare(d: pd.DataFrame):
         rows.append({"metric": f"{label}: pHost / pFabric mean slowdown, range over loads 0.5-0.9", "published": (0.96, 1.04), "ours": _span(d, w, "pHost", "pFabric"), "note": "§4.3: 'relative performance ... remains consistent' with Fig. 3"})
         rows.append({"metric": f"{label}: Fastpass / pHost mean slowdown, range over loads 0.5-0.9", "published": (1.3, 4.0), "ours": _span(d, w, "Fastpass", "pHost"), "note": "as in Figs. 3-4"})
     return rows
-
-
-NOTES = ph.SETUP_NOTE + """\
-- **Loads 0.8-0.9.** The paper finds the network unstable above 0.7 (Fig. 7): slowdowns there
-  grow with the run's length. Our quick runs are short, so their high-load slowdowns are lower
-  bounds of what a long run shows; the protocols' ordering is the comparable quantity.
-- **Ratios hold across loads**, as the paper says: pHost/pFabric 1.01-1.02 (IMC10), 1.09-1.12
-  (web search; see Fig. 3's notes for the gap), 0.99-1.00 (data mining); Fastpass/pHost
-  3.2-3.7, 1.3-1.4, 4.4-4.5 (Fig. 3's notes).
-"""

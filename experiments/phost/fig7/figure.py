@@ -77,19 +77,3 @@ def compare(d: pd.DataFrame):
                 }
             )
     return rows
-
-
-NOTES = ph.SETUP_NOTE + """\
-- **What is plotted.** Sampled every 100 µs of simulated time: the data packets of the flows
-  that have arrived so far (x, as a fraction of all the run's packets) and how many of them the
-  sources have not sent yet (y). The paper plots the same two fractions; a curve that keeps
-  rising means packets arrive faster than sources can inject them.
-- **Measured.** Pending packets over the last third of arrivals against the middle third: 1.07-1.09
-  at load 0.6 for the three protocols (nearly level), 1.18-1.23 at 0.7 and 1.29-1.32 at 0.8
-  (still climbing): stable at 0.6, not beyond, as the paper finds for pFabric, and the same for
-  pHost and Fastpass ("similar results").
-- **Run length decides what can be seen.** Every run starts empty, so pending packets first
-  rise while the population of large flows builds up (web-search flows of up to 30 MB take
-  tens of ms); only after that transient does a stable load level off and an unstable one keep
-  climbing. Quick scale runs 20,000 flows (≈ 0.4-0.6 s of arrivals), paper scale 100,000.
-"""

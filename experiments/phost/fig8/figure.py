@@ -40,17 +40,3 @@ def compare(d: pd.DataFrame):
     for pct in (10, 50, 90, 99.5):
         rows.append({"metric": f"{pct:g} % short: Fastpass / pHost", "published": None, "ours": _v(d, "Fastpass", pct) / _v(d, "pHost", pct), "note": "§4.3: similar with 90 % long flows, 'significantly worse as the fraction of short flows increases'"})
     return rows
-
-
-NOTES = ph.SETUP_NOTE.split("- **Quick scale")[0] + """\
-- **Exactly bimodal.** Flows are exactly 3 or 700 packets (reference §8.3 warns that the
-  authors' two-line CDF file, sampled with interpolation, gives ~U(3, 700) long flows instead).
-- **Quick scale:** 3,000 flows per point (paper: 100,000 and more).
-- **99.5 % short flows: pHost 30 % above pFabric.** Nearly every flow is 3 packets, sent on its
-  3 free tokens, which expire 4.5 T after the flow starts. A source busy with other flows' tokens
-  (one packet per T, SRPT among them) lets some expire unused; the destination then waits the
-  re-issue timeout (24 T = 28.8 µs, ≈ 10× a 3-packet flow's ideal FCT) before granting them
-  again. Measured: 8.6 % of the 3-packet flows needed a re-issue (no packet was dropped), which
-  raises their mean slowdown to 1.78-1.95 against pFabric's 1.35-1.50 (no timeouts). Up to 95 %
-  short flows pHost is within 5 % of pFabric.
-"""

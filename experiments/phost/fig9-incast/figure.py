@@ -47,16 +47,3 @@ def compare(d: pd.DataFrame):
         s = d[d.protocol == p].mean_rct_ms
         rows.append({"metric": f"{p}: mean RCT, max/min over N = 5-50", "published": None, "ours": float(s.max() / s.min()) if len(s) else float("nan"), "note": "§4.3: 'varying N ... has negligible impact on RCT'"})
     return rows
-
-
-NOTES = ph.SETUP_NOTE.split("- **Quick scale")[0] + """\
-- **Request arrivals.** The paper does not say how its 10,000 requests arrive; ours arrive as a
-  Poisson process sized for load 0.6 (each request is 100 MB to one random receiver), which
-  lets requests overlap at receivers and senders as in any loaded fabric.
-- **Quick scale:** 40 requests per N (paper: 10,000); request completion times of 80 ms and more
-  with 40 samples vary by several percent between seeds.
-- **RCT spread 9 % (paper < 4 %) and 11-19 % across N (paper "negligible").** With 40 requests
-  per point, one request arriving while another 100 MB request uses the same receiver adds
-  80 ms to its RCT; which requests collide differs between N (each N draws its own receivers),
-  so the per-N means carry that sampling noise. FCTs are within 6 %, as published.
-"""

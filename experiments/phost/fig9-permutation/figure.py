@@ -39,19 +39,3 @@ def compare(d: pd.DataFrame):
         if len(s) == 3:
             rows.append({"metric": f"bimodal {pct:g} % short: pHost / pFabric", "published": None, "ours": float(s["pHost"] / s["pFabric"]), "note": "§4.3: per-packet scheduling beats pFabric for long flows (0 % short)"})
     return rows
-
-
-NOTES = ph.SETUP_NOTE + """\
-- **Permutation** (reference §8.6): each host sends only to one partner and receives only from
-  one, so destinations see no contention from other sources, and a source's flows queue behind
-  each other at its own NIC.
-- **Not reproduced: pHost ≈ pFabric here (0.99-1.05), where the paper finds pHost clearly
-  better.** With one source per destination the only scheduling decision is SRPT among one
-  source's flows, which both protocols make; the paper attributes pHost's advantage to
-  per-packet scheduling of long flows, i.e. to pFabric's long flows losing packets and
-  timing out. Our pFabric (window cap 15, 45 µs fixed RTO, SACK-style retransmission, priority
-  dropping) loses little on this pattern; the authors' pFabric end host (YAPS) resends from the
-  first unacknowledged packet after a timeout, which costs more when a long flow's tail is
-  dropped. Fastpass is 1.4-4.5× worse, as in the paper (its short flows pay the arbiter's
-  latency).
-"""

@@ -33,14 +33,3 @@ def compare(d: pd.DataFrame):
         lo, hi = _span(d, LABELS[k], LABELS[2], "medium_mean_fct_ms")
         rows.append({"metric": f"(100KB,10MB] average FCT, {k} queues / 2 queues, range over loads", "published": 1 - 0.143, "ours": (lo, hi), "note": "§5.2: 4-8 queues ~14.3 % better than 2 for medium flows"})
     return rows
-
-
-NOTES = pi.TESTBED_NOTE + """\
-- **Measured:** 2 queues 2-5 % *better* than 8 for small flows (paper: within 2.5 %): at load
-  0.6 the closed form keeps every flow's first 292 KB in the top queue with 2 queues (61 % of
-  flows never leave it) but demotes after 15 KB with 8 (18 % of flows stay), so with 8 queues
-  small flows of 15-100 KB share lower queues with other flows' heads. 4 and 8 queues are 5-23 %
-  better than 2 for medium flows (paper 14.3 %).
-- **Thresholds.** Every queue count uses the §3.3 closed form (the authors' tables exist only
-  for 8 queues), so the three curves differ only in the number of queues.
-"""

@@ -30,9 +30,3 @@ def compare(d: pd.DataFrame):
         r = [pi.value(d, "websearch", "PIAS", l, col) / pi.value(d, "websearch", "DCTCP", l, col) for l in sorted(d.load.unique())]
         rows.append({"metric": f"{what} average FCT, PIAS / DCTCP, range over loads", "published": None, "ours": (min(r), max(r)), "note": "§5.2: PIAS still at least as good as DCTCP with mismatched thresholds"})
     return rows
-
-
-NOTES = pi.TESTBED_NOTE + """\
-- **Mismatch.** PIAS runs web search with the authors' data-mining thresholds for the same
-  load (their first three are close to web search's, the rest 5-10× larger).
-"""

@@ -27,9 +27,3 @@ def compare(d: pd.DataFrame):
         r = [pi.value(d, "websearch", f"{k} queues, optimised", l, "medium_mean_fct_ms") / pi.value(d, "websearch", f"{k} queues, equal split", l, "medium_mean_fct_ms") for l in sorted(d.load.unique())]
         rows.append({"metric": f"{k} queues: (100KB,10MB] average FCT, optimised / equal split, range over loads", "published": 0.9, "ours": (min(r), max(r)), "note": "§5.2: optimised thresholds ~10 % better for medium flows"})
     return rows
-
-
-NOTES = pi.TESTBED_NOTE + """\
-- **Optimised** here is the paper's §3.3 closed form (`pias.threshold_method = "closed-form"`);
-  equal split puts the same fraction of flows in each queue.
-"""

@@ -30,6 +30,3 @@ def compare(d: pd.DataFrame):
             red, load = pi.reduction(d, w, "PIAS", base, "mean_fct_ms")
             rows.append({"metric": f"{label}: PIAS average FCT below {base}'s, best load ({load:g})", "published": None, "ours": red, "note": "§5.3.1: 'an obvious advantage over DCTCP and L2DCT in all cases' (no number)"})
     return rows
-
-
-NOTES = pi.SETUP_NOTE + pi.GAPS_NOTE

@@ -29,6 +29,3 @@ def compare(d: pd.DataFrame):
         r = pi.value(d, w, "PIAS", 0.8, "small_mean_nfct") / pi.value(d, w, "LAS", 0.8, "small_mean_nfct")
         rows.append({"metric": f"{label}: (0,100KB] average, PIAS / LAS at 0.8", "published": 1.0, "ours": r, "note": "§5.3.1: 'PIAS achieves similar performance as LAS for short flows'"})
     return rows
-
-
-NOTES = pi.SETUP_NOTE + pi.GAPS_NOTE

@@ -28,6 +28,3 @@ def compare(d: pd.DataFrame):
     r = pi.value(d, "websearch", "PIAS", 0.8, "large_mean_nfct") / pi.value(d, "websearch", "DCTCP", 0.8, "large_mean_nfct")
     rows.append({"metric": "Web search, load 0.8: PIAS / DCTCP large-flow FCT", "published": 1.0, "ours": r, "note": "§5.3.1: 'performs similarly to DCTCP under the web search workload'"})
     return rows
-
-
-NOTES = pi.SETUP_NOTE + pi.GAPS_NOTE

@@ -27,11 +27,3 @@ def compare(d: pd.DataFrame):
         gaps = [pi.value(d, w, "PIAS", l, "small_mean_nfct") / pi.value(d, w, "pFabric", l, "small_mean_nfct") - 1 for l in sorted(d.load.unique())]
         rows.append({"metric": f"{label}: (0,100KB] average, PIAS above pFabric, largest over loads", "published": 0.049 if w == "datamining" else None, "ours": max(gaps), "note": "§5.3.2: 'within 4.9% in the data mining workload'; larger gap for web search"})
     return rows
-
-
-NOTES = pi.SETUP_NOTE + """\
-- **Measured:** PIAS within 1 % of pFabric for data mining's small flows (paper 4.9 %) and
-  within 13 % for web search's (the paper: a larger gap than data mining, no number). Both are
-  near their ideal FCT here (normalized 1.00-1.15): with 85 µs of base RTT in every small flow's
-  ideal, only queueing behind large flows separates them.
-"""

@@ -30,12 +30,3 @@ def compare(d: pd.DataFrame):
         {"metric": f"(0,100KB] average FCT, largest reduction vs DCTCP (core load {ls:g})", "published": 0.26, "ours": small, "note": "§5.3.3: 'up to ~26% ... lower average FCT for short flows'"},
         {"metric": f"overall average FCT, largest reduction vs DCTCP (core load {lo:g})", "published": 0.11, "ours": overall, "note": "§5.3.3: '~11% lower average FCT for ... all the flows'"},
     ]
-
-
-NOTES = pi.SETUP_NOTE.replace("144-host leaf-spine (9 × 16 at 10 Gbps, 4 spines at\n  40 Gbps)", "144-host leaf-spine, here 3 × 48 hosts at 10 Gbps and 4 spines at 40 Gbps (3:1),\n  ECMP with 3-duplicate-ACK fast retransmit,") + """\
-- **Measured:** small flows up to 18 % and all flows up to 4.6 % below DCTCP (paper: 26 % and
-  11 %); see Figs. 14-16 for why the gains are smaller at quick scale.
-- **Load.** The x axis is the core load, twice the host load (two thirds of the flows cross
-  the core, whose capacity is a third of the hosts'); PIAS uses the web-search thresholds of the
-  non-blocking runs at that load.
-"""

@@ -60,12 +60,3 @@ def compare(d: pd.DataFrame):
     for t in (10, 1000):
         rows.append({"metric": f"threshold {t:g} KB: FCT without ECN / with ECN", "published": None, "ours": n(t, False) / n(t, True), "note": "§3.2: 'PIAS shows obvious advantages over PIAS without ECN' (> 1)"})
     return rows
-
-
-NOTES = """\
-- **Scenario.** The testbed setting of Figs. 6-7 (16 servers, 1 Gbps, ~100 µs RTT, ECN at
-  30 KB per port, 500 KB ports): two 10 MB flows into server 0 from servers 1 and 2 at time 0,
-  and a 20 KB flow from server 3 at 2 ms, when each long flow has sent ≈ 125 KB: past a 10 or
-  20 KB threshold (demoted), still below 1 MB (in the top queue with the short flow). The
-  paper's exact flow timing is not given.
-"""

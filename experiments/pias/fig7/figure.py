@@ -20,11 +20,3 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 def compare(d: pd.DataFrame):
     return pi.testbed_compare(d, "datamining", (0.30, 0.45), (0.33, 0.48))
-
-
-NOTES = pi.TESTBED_NOTE + """\
-- **Data mining gains above the published range** (average 44-61 % vs 30-45 %): the simulated
-  client link is the only bottleneck and carries every flow, so large flows' queues hit small
-  flows harder under DCTCP than on a testbed with host-side overheads; 1,500 flows per run also
-  give the 99th percentile of ~1,200 small flows a wide spread (16-68 %).
-"""

@@ -21,6 +21,3 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 def compare(d: pd.DataFrame):
     return pq.compare(d)
-
-
-NOTES = pq.NOTES

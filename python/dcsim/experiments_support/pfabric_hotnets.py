@@ -76,28 +76,3 @@ def plot_breakdown(d: pd.DataFrame, workload: str, title: str, path: Path) -> No
         ax.set_yscale("log")
     dplot.legend_once(axes)
     dplot.save(fig, path)
-
-
-QUICK_SCALE_NOTE = """\
-- **Quick scale is not steady state for data mining.** 2,000 flows arrive at load 0.8 in
-  284 ms of simulated time, while the largest data-mining flows (up to 973 MB) need up to 800 ms
-  at line rate and carry 98 % of the bytes: the population of elephants that a long run
-  accumulates never builds up, so every scheme sees a lighter effective load than the
-  nominal one. TCP and DCTCP gain most (their short flows queue behind elephants), which is
-  why our DCTCP-to-pFabric ratios (≈ 1.9× at 0.8) and pFabric's short-flow 99th percentiles
-  (1.2-1.4) are below the paper's (2.5-11×; 1.7-2.2). Web search is closer to steady state
-  (2,000 flows over 63 ms; the largest flow needs 24 ms). `--scale paper` (100,000 flows per
-  run: 14 s of arrivals for data mining) removes this; it takes hours on 2 cores, and of it
-  only the web-search runs at load 0.8 have been run here (Fig. 4 notes). Measured check at 5× the flows (data mining, load 0.8, 10,000 flows,
-  1.4 s of arrivals): DCTCP / MinTCP+pFabric average 1.88 → 2.51, MinTCP+pFabric (0,100KB]
-  99th percentile 1.40 → 1.52, DCTCP (0,100KB] average 2.08 → 2.86 — every number moves
-  toward the paper's as the run gets closer to steady state.
-- **Tails at quick scale are few samples:** a (0,100KB] 99th percentile over ~1,100 (web
-  search) or ~1,650 (data mining) short flows is set by the 11th-17th slowest flow, so a
-  handful of timeouts moves it by tens of percent.
-- **Normalization.** Ours divides by the exact idle-network FCT of the flow's path
-  (store-and-forward pipeline, 6-hop RTT, final ACK; `docs/metrics.md`); the paper's "best
-  possible completion time considering the 10Gbps link speed and the round-trip latency" is
-  the same quantity up to how per-hop serialization is counted, which moves short flows'
-  normalized FCT by a few percent at most.
-"""

@@ -148,19 +148,3 @@ def save_bars(d: pd.DataFrame, panels, title: str, path: Path, width_per_panel: 
         bars(ax, d, col, WORKLOADS, ylabel=label, log=log)
     dplot.legend_once(axes)
     dplot.save(fig, path)
-
-
-SETUP_NOTE = """\
-- **Setting (§4.1).** 144-host leaf-spine (9 × 16, 4 spines), 10/40 Gbps, 200 ns links,
-  cut-through, packet spraying, 36,864 B per port; all-to-all Poisson; slowdown = FCT / the
-  flow's FCT alone in the idle network (`docs/metrics.md`). pFabric: MinTCP, initial window 12,
-  fixed RTO 45 µs (§4.1), window cap 15 and no probe mode as the pHost authors' simulator runs it
-  (reference §2.4). pHost: the paper's §4.1 parameters (`phost.preset = "paper"`). Fastpass: the
-  pHost paper's version (8-slot epochs of 8.5 MTU times, zero arbiter compute, perfect clocks;
-  `docs/model.md`).
-- **Quick scale is small.** 20,000 IMC10, 3,000 web-search and 1,000 data-mining flows per run
-  (the paper: 100,000 to 1,000,000). Means over a few thousand heavy-tailed flows move by
-  several percent between seeds, and at loads ≥ 0.8 runs this short never reach the unstable
-  regime the paper describes (Fig. 7), so high-load slowdowns are lower than a long run's.
-  `--scale paper` runs 100,000 flows per workload.
-"""

@@ -71,21 +71,6 @@ def lines(d: pd.DataFrame, panels: Sequence[tuple], schemes: List[str], title: s
     dplot.save(fig, path)
 
 
-GAPS_NOTE = """\
-- **Smaller gains than published, same ordering.** At quick scale no small flow of DCTCP or
-  PIAS times out (web search, load 0.8: 0 of 1,658 small flows; 20-50 packets dropped in the
-  whole run), so DCTCP's penalty for small flows is queueing alone: at most the 97.5 KB marking
-  threshold (≈ 80 µs at 10 Gbps) against an 85 µs base RTT, which caps their normalized FCT
-  near 2 and the room PIAS has to improve on it. The paper's reductions of up to 40-50 % need
-  DCTCP's small flows to average about twice their ideal FCT; a fixed 2 ms RTO hit by a few
-  percent of them would do that, and 100,000-flow runs (more concurrent large flows, deeper
-  bursts) are where such losses occur. Not verified here: `--scale paper` is the check.
-- **LAS's starvation** of large flows (the paper's explanation for PIAS beating LAS on web
-  search) needs several large flows on one link at once; a 3,000-flow run holds few, so LAS
-  looks better here than in the paper.
-"""
-
-
 TESTBED_SCHEMES = ["PIAS", "DCTCP", "TCP"]
 
 
@@ -121,32 +106,3 @@ def small_flow_panels(workloads) -> list:
     for w in workloads:
         panels += [(w, "small_mean_nfct", "(0,100KB] average NFCT"), (w, "small_p99_nfct", "(0,100KB] 99th-pct NFCT")]
     return panels
-
-
-TESTBED_NOTE = """\
-- **The testbed in simulation (§4.2, §5.1).** 16 servers on one 1 Gbps switch, ~100 µs base
-  RTT (19 µs links, store-and-forward), 500 KB per port (the Pronto 3295 shares 4 MB among its
-  ports; the per-port share a congested port gets is not given), 8 strict-priority queues with
-  per-port ECN at 30 KB; a client on server 0 fetches flows from the 15 other servers, Poisson
-  arrivals at a load of its link (`workload.matrix = "fan-in"`). Hosts: DCTCP (TCP for the TCP
-  baseline) with SACK, initial window 10 (Linux's), the PIAS scripts' fixed 2 ms RTO and
-  3-duplicate-ACK fast retransmit. Unless a figure says otherwise, PIAS uses the authors'
-  threshold tables.
-- **What differs from a testbed.** No NIC offloads, kernel timers or application overheads:
-  absolute FCTs are those of an ideal host stack, and the 1 Gbps client link is the only
-  bottleneck. Quick scale: 2,000 web-search / 1,500 data-mining flows per run.
-"""
-
-
-SETUP_NOTE = """\
-- **Setting (§5.3; reference §6.6).** 144-host leaf-spine (9 × 16 at 10 Gbps, 4 spines at
-  40 Gbps), 20.2 µs host links and 0.2 µs core links (85.2 µs base RTT), store-and-forward,
-  packet spraying, 360 KB (240-packet) ports; PIAS with 8 queues, the authors' threshold tables
-  for each workload and load, per-port ECN at 97.5 KB (65 packets); PIAS, DCTCP and L2DCT hosts
-  run the scripts' DCTCP agent (initial window 70, fixed 2 ms RTO, probe mode after 5
-  timeouts, duplicate-ACK retransmission off, SACK); LAS and pFabric use 210 KB ports, RTO
-  250 µs and initial window 70 (MinTCP).
-- **Quick scale:** 3,000 web-search and 1,000 data-mining flows per run (paper: 100,000); tail
-  statistics and the large-flow bin (1-3 % of flows) rest on few flows. `--scale paper` runs
-  100,000.
-"""

@@ -48,17 +48,3 @@ def compare(d: pd.DataFrame):
         {"metric": "load 0.8: average query completion, reduction vs DCTCP", "published": (0.28, 0.30), "ours": red("mean_qct_us"), "note": "§5.1: '~28-30% lower average query completion times'"},
         {"metric": "load 0.8: 99th-percentile query completion, reduction vs DCTCP", "published": (0.20, 0.27), "ours": red("p99_qct_us"), "note": "§5.1: 'reduces the 99th percentile ... by ~20-27%'"},
     ]
-
-
-NOTES = pi.TESTBED_NOTE + """\
-- **Queries.** Host 0 asks all 15 other servers for 1 KB each; a query's completion time is
-  from its arrival to the last answer's arrival (each answer's ACK included). The testbed's base
-  query time is ~650 µs (application and kernel overheads); ours is the network's alone, about
-  one RTT plus 15 answers' serialization at the client's 1 Gbps link. Quick scale: 300 queries
-  over 1,000 background web-search flows per run.
-- **Average reduction above the published 28-30 % (41-43 %), 99th percentile inside (22-24 %).**
-  PIAS keeps our query time flat at ≈ 237 µs while DCTCP's grows to ≈ 414 µs at load 0.8: the
-  same ≈ 175 µs of queueing the paper's DCTCP adds (1014 → 1189 µs), but over a base of 237 µs
-  instead of the testbed's ~650 µs of application and kernel time, which the relative reduction
-  divides by.
-"""
