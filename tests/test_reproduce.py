@@ -185,3 +185,47 @@ def test_notes_come_from_the_readme(experiments, tmp_path):
     assert dcsim_cli("gallery", "--results", out, "--docs", tmp_path / "docs").returncode == 0
     md = (tmp_path / "docs" / "figures.md").read_text()
     assert md.count("- **A note.** With two lines") == 1 and "not a note" not in md
+
+
+def test_published_numbers_are_data(experiments):
+    """Each comparison row is a row of the figure's published.csv (in its order) with our value
+    from compare(); a metric on one side only is an error naming it."""
+    from dcsim import reproduce as rep
+
+    csv_path = experiments / "foundation" / "dctcp-vs-tcp" / "published.csv"
+    pub = rep.published(NAME)
+    assert [r["published"] for r in pub if r["published"] is not None] == [16.97, 66.03]
+    assert pub[4]["source"] == "pFabric (HotNets'12) §3, Fig. 4"
+    data = pd.read_csv(ROOT / "docs" / "figures" / f"{NAME}.csv")
+    rows = rep.comparison_rows(NAME, rep.module(NAME).compare(data))
+    assert [r["metric"] for r in rows] == [r["metric"] for r in pub]
+    # A published value, range and text are read as such; the rows follow the file's order.
+    text = csv_path.read_text().splitlines()
+    header, body = text[0], text[1:]
+    body[4] = body[4].replace(",16.97,,,", ",,15,20,")
+    body[5] = body[5].replace(",66.03,,,", ",about 66,,,")
+    csv_path.write_text("\n".join([header] + body[::-1]) + "\n")
+    rows = rep.comparison_rows(NAME, rep.module(NAME).compare(data))
+    assert rows[0]["metric"] == "loads where DCTCP beats TCP for (0,100KB] flows"
+    by_metric = {r["metric"]: r["published"] for r in rows}
+    assert by_metric["DCTCP (0,100KB] p99 slowdown, load 0.8"] == (15.0, 20.0)
+    assert by_metric["TCP (0,100KB] p99 slowdown, load 0.8"] == "about 66"
+    assert "| DCTCP (0,100KB] p99 slowdown, load 0.8 | 15–20 | 28 | — | outside the published range." in rep.comparison(NAME, data, "quick")
+    # A metric compare() does not compute, or one published.csv does not list, is an error.
+    csv_path.write_text("\n".join([header] + body + ['"a metric nobody computes",1,,,,']) + "\n")
+    with pytest.raises(ValueError, match="a metric nobody computes"):
+        rep.comparison(NAME, data, "quick")
+    csv_path.write_text("\n".join([header] + body[1:]) + "\n")
+    with pytest.raises(ValueError, match=r"not in published.csv: \['DCTCP \(0,100KB\] mean slowdown, load 0.5'\]"):
+        rep.comparison(NAME, data, "quick")
+
+
+def test_every_published_number_names_its_source():
+    from dcsim import reproduce as rep
+
+    for name in rep.names():
+        rows = rep.published(name)
+        assert rows, f"{name} has no published.csv"
+        for r in rows:
+            if r["published"] is not None:
+                assert r["source"], f"{name}: {r['metric']} has a published value but no source"

@@ -10,8 +10,13 @@ functions:
   also gets the run store's path, for figures that need the per-flow tables
   (``dcsim.load(store, flows=True)``);
 - ``plot(data: DataFrame, path: Path)``: the figure, written as ``figure.png``;
-- ``compare(data: DataFrame) -> list[dict]``: rows ``metric``, ``published`` (number or
-  None), ``ours``, ``note``, written as ``comparison.md`` with the relative difference.
+- ``compare(data: DataFrame) -> dict``: our value of each metric the figure's
+  ``published.csv`` lists (keyed by its ``metric`` text). The published numbers are data:
+  ``published.csv`` has one row per compared metric (``metric``, ``published``, or ``low``
+  and ``high`` for a range, ``source`` in the paper, ``note``), and the comparison rows are
+  built from it in its order, ours next to each, written as ``comparison.md`` with the
+  relative difference. A metric whose text has ``{fields}`` (the load where a reduction is
+  largest) takes them from an :class:`Ours` value.
 
 Helpers shared by one paper's figures live in :mod:`dcsim.experiments_support`.
 
@@ -21,14 +26,16 @@ Helpers shared by one paper's figures live in :mod:`dcsim.experiments_support`.
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import inspect
 import math
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .sweep import load, plan, run_sweep
 
@@ -168,6 +175,76 @@ def reproduce(
     return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
 
 
+#: Columns of a figure's ``published.csv``.
+PUBLISHED_COLUMNS = ["metric", "published", "low", "high", "source", "note"]
+
+
+@dataclass(frozen=True)
+class Ours:
+    """Our value for a metric whose text in ``published.csv`` has ``{fields}`` that come from
+    the data: ``Ours(0.31, {"load": "0.7"})`` for ``"…, best load ({load})"``."""
+
+    value: Any
+    fields: Mapping[str, str]
+
+
+def published(name: str) -> List[Dict[str, Any]]:
+    """The figure's published numbers, from ``published.csv`` in its folder: per row
+    ``metric``, ``published`` (None, a number, a (low, high) range, or a text such as
+    "> 30 %"), ``source`` (paper, section, figure) and ``note``."""
+    path = folder(name) / "published.csv"
+    if not path.exists():
+        return []
+    with path.open(newline="") as f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames != PUBLISHED_COLUMNS:
+            raise ValueError(f"{path}: columns must be {', '.join(PUBLISHED_COLUMNS)}; found {reader.fieldnames}")
+        rows = []
+        seen = set()
+        for i, r in enumerate(reader, start=2):
+            metric = r["metric"].strip()
+            if not metric or metric in seen:
+                raise ValueError(f"{path}:{i}: {'duplicate' if metric else 'empty'} metric {metric!r}")
+            seen.add(metric)
+            low, high, text = r["low"].strip(), r["high"].strip(), r["published"].strip()
+            value: Any = None
+            if low or high:
+                if not (low and high) or text:
+                    raise ValueError(f"{path}:{i}: a range needs both low and high and no published value")
+                value = (float(low), float(high))
+            elif text:
+                try:
+                    value = float(text)
+                except ValueError:
+                    value = text
+            rows.append({"metric": metric, "published": value, "source": r["source"].strip(), "note": r["note"].strip()})
+    return rows
+
+
+def comparison_rows(name: str, ours: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """The comparison rows: each row of the figure's ``published.csv``, in order, with our
+    value from `ours` (what ``compare()`` returned). A metric missing from either side is an
+    error naming it."""
+    pub = published(name)
+    listed = {r["metric"] for r in pub}
+    extra = [m for m in ours if m not in listed]
+    missing = [r["metric"] for r in pub if r["metric"] not in ours]
+    if extra or missing:
+        raise ValueError(
+            f"{name}: compare() and published.csv disagree: "
+            + "; ".join([f"not in published.csv: {extra}"] * bool(extra) + [f"not computed by compare(): {missing}"] * bool(missing))
+        )
+    rows = []
+    for r in pub:
+        value = ours[r["metric"]]
+        metric = r["metric"]
+        if isinstance(value, Ours):
+            metric = metric.format(**value.fields)
+            value = value.value
+        rows.append({"metric": metric, "published": r["published"], "ours": value, "note": r["note"]})
+    return rows
+
+
 #: The README section holding a figure's notes: where its numbers differ from the paper's, and why.
 NOTES_HEADING = "Where the numbers differ, and why"
 _NOTES_MARK = f"\n**{NOTES_HEADING}.**\n"
@@ -196,7 +273,7 @@ def comparison(name: str, data: Any, scale: str, mod: Optional[ModuleType] = Non
     """``comparison.md`` for the figure's numbers `data`: the published-vs-dcsim table and
     the notes (from the README) on where they differ."""
     mod = mod or module(name)
-    text = comparison_markdown(name, mod.compare(data), scale)
+    text = comparison_markdown(name, comparison_rows(name, mod.compare(data)), scale)
     figure_notes = notes(name)
     if figure_notes:
         text += _NOTES_MARK + "\n" + figure_notes + "\n"
@@ -287,7 +364,7 @@ def _gallery_source(src: Path, fig_dir: Path, name: str, scale: str, suffix: str
         png, csv = fig_dir / f"{name}{suffix}.png", fig_dir / f"{name}{suffix}.csv"
         if not (png.exists() and csv.exists()):
             return None
-        return png, csv, comparison_markdown(name, module(name).compare(pd.read_csv(csv)), scale)
+        return png, csv, comparison_markdown(name, comparison_rows(name, module(name).compare(pd.read_csv(csv))), scale)
     if not (src / "figure.png").exists() or (suffix and not (src / "comparison.md").exists()):
         return None
     # The table only: the gallery takes the notes from the README.

@@ -65,14 +65,14 @@ def _cost_of_papers_threshold(d: pd.DataFrame, base: float, load: float) -> floa
 
 def compare(d: pd.DataFrame):
     opt = d[d.optimal].set_index(["base_bytes", "load"]).threshold_bytes
-    rows = [
-        {"metric": "optimal threshold at load 10 %", "published": 880e3, "ours": float(opt[(0.0, 0.1)]), "note": "§6.1: '~880-1740KB as the load increases from 10% to 80%'"},
-        {"metric": "optimal threshold at load 80 %", "published": 1740e3, "ours": float(opt[(0.0, 0.8)]), "note": "the paper's formula; see below and docs/thresholds.md"},
-        {"metric": f"optimal threshold at load 10 %, base RTT {BASE_RTT_US} us in the normalization", "published": 880e3, "ours": float(opt[(BASE_BYTES, 0.1)]), "note": "flat: see the next rows"},
-        {"metric": f"optimal threshold at load 80 %, base RTT {BASE_RTT_US} us in the normalization", "published": 1740e3, "ours": float(opt[(BASE_BYTES, 0.8)]), "note": "the simulations' normalization (FCT / (size/C + RTT))"},
-    ]
+    ours = {
+        "optimal threshold at load 10 %": float(opt[(0.0, 0.1)]),
+        "optimal threshold at load 80 %": float(opt[(0.0, 0.8)]),
+        f"optimal threshold at load 10 %, base RTT {BASE_RTT_US} us in the normalization": float(opt[(BASE_BYTES, 0.1)]),
+        f"optimal threshold at load 80 %, base RTT {BASE_RTT_US} us in the normalization": float(opt[(BASE_BYTES, 0.8)]),
+    }
     for model, base in MODELS:
         for load in PAPER:
             cost = _cost_of_papers_threshold(d, base, load)
-            rows.append({"metric": f"{model}: FCTn at the paper's {PAPER[load] / 1e3:.0f} KB above the model's minimum, load {load:.0%}", "published": "0 (its optimum)", "ours": f"+{100 * cost:.2f} %", "note": "how far the paper's optimum is from this model's"})
-    return rows
+            ours[f"{model}: FCTn at the paper's {PAPER[load] / 1e3:.0f} KB above the model's minimum, load {load:.0%}"] = f"+{100 * cost:.2f} %"
+    return ours

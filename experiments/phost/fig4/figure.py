@@ -27,8 +27,9 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 
 def compare(d: pd.DataFrame):
-    rows = ph.ratio_rows(d, "short_mean_slowdown", "Fastpass", "pHost", (1.3, 4.0), "short flows, Fastpass / pHost", "Fig. 4: pHost '1.3-4x better than Fastpass' for short flows")
-    rows += ph.ratio_rows(d, "short_mean_slowdown", "pHost", "pFabric", (0.96, 1.04), "short flows, pHost / pFabric", "Fig. 4: 'pHost performs similar to pFabric'")
-    rows += ph.ratio_rows(d, "long_mean_slowdown", "pHost", "pFabric", (0.9, 1.1), "long flows, pHost / pFabric", "Fig. 4: 'all the three schemes have similar performance for long flows' (no number; ±10 % shown)")
-    rows += ph.ratio_rows(d, "long_mean_slowdown", "Fastpass", "pFabric", (0.9, 1.1), "long flows, Fastpass / pFabric", "as above")
-    return rows
+    return {
+        **ph.ratios(d, "short_mean_slowdown", "Fastpass", "pHost", "short flows, Fastpass / pHost"),
+        **ph.ratios(d, "short_mean_slowdown", "pHost", "pFabric", "short flows, pHost / pFabric"),
+        **ph.ratios(d, "long_mean_slowdown", "pHost", "pFabric", "long flows, pHost / pFabric"),
+        **ph.ratios(d, "long_mean_slowdown", "Fastpass", "pFabric", "long flows, Fastpass / pFabric"),
+    }

@@ -56,31 +56,29 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 def compare(d: pd.DataFrame):
     m = _main(d)
-    rows = []
+    ours = {}
     for w, label in ph.WORKLOADS.items():
         vals = [ph.value(m, "nfct", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
-        rows.append({"metric": f"{label}: NFCT, max / min over the protocols", "published": (1.0, 1.15), "ours": max(vals) / min(vals), "note": "§4.3: 'the maximum difference in NFCT between any two protocols is 15%'"})
+        ours[f"{label}: NFCT, max / min over the protocols"] = max(vals) / min(vals)
     dl = d[d.deadlines]
     for w, label in ph.WORKLOADS.items():
         vals = [ph.value(dl, "deadline_met", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
-        rows.append({"metric": f"{label}: deadlines met, max − min over the protocols (points)", "published": (0.0, 2.0), "ours": (max(vals) - min(vals)) * 100, "note": "§4.3: 'maximum difference ... being 2%' (EDF everywhere)"})
+        ours[f"{label}: deadlines met, max − min over the protocols (points)"] = (max(vals) - min(vals)) * 100
     for w, label in ph.WORKLOADS.items():
         for p in ("pFabric", "pHost"):
-            rows.append({"metric": f"{label}: {p} short-flow 99th-percentile slowdown", "published": 2.0, "ours": ph.value(m, "short_p99_slowdown", workload=w, protocol=p), "note": "§4.3: 'around 2'"})
+            ours[f"{label}: {p} short-flow 99th-percentile slowdown"] = ph.value(m, "short_p99_slowdown", workload=w, protocol=p)
         r = ph.value(m, "short_p99_slowdown", workload=w, protocol="Fastpass") / ph.value(m, "short_mean_slowdown", workload=w, protocol="Fastpass")
-        rows.append({"metric": f"{label}: Fastpass short-flow p99 / mean slowdown", "published": 2.0, "ours": r, "note": "§4.3: 'almost 2x the mean slowdown'"})
+        ours[f"{label}: Fastpass short-flow p99 / mean slowdown"] = r
     ws = m[m.workload == "websearch"]
     pf = ws[ws.protocol == "pFabric"]
-    if len(pf):
-        tot = sum(float(pf[f"drops_{h}"].iloc[0]) for h in HOPS)
-        rows.append({"metric": "Web search, pFabric: share of drops at the first hop (NIC)", "published": 0.61, "ours": float(pf["drops_source_nic"].iloc[0]) / tot if tot else float("nan"), "note": "§4.3 Fig. 5(f)"})
-        rows.append({"metric": "Web search, pFabric: share of drops at the last hop (ToR down)", "published": 0.39, "ours": float(pf["drops_tor_downlink"].iloc[0]) / tot if tot else float("nan"), "note": "§4.3 Fig. 5(f)"})
-    for p, pub in (("pHost", 33), ("pFabric", 5), ("Fastpass", 182)):
+    tot = sum(float(pf[f"drops_{h}"].iloc[0]) for h in HOPS) if len(pf) else 0.0
+    ours["Web search, pFabric: share of drops at the first hop (NIC)"] = float(pf["drops_source_nic"].iloc[0]) / tot if tot else float("nan")
+    ours["Web search, pFabric: share of drops at the last hop (ToR down)"] = float(pf["drops_tor_downlink"].iloc[0]) / tot if tot else float("nan")
+    for p in ("pHost", "pFabric", "Fastpass"):
         r = ws[ws.protocol == p]
         fabric = float(r["drops_tor_uplink"].iloc[0] + r["drops_core"].iloc[0]) if len(r) else float("nan")
-        per_m = fabric / float(r["injected_packets"].iloc[0]) * 1e6 if len(r) else float("nan")
-        rows.append({"metric": f"Web search, {p}: drops inside the fabric (ToR up + core) per million packets", "published": pub / 511.0, "ours": per_m, "note": f"§4.3: {pub} drops in 511 M packets"})
+        ours[f"Web search, {p}: drops inside the fabric (ToR up + core) per million packets"] = fabric / float(r["injected_packets"].iloc[0]) * 1e6 if len(r) else float("nan")
     for p in ("pHost", "Fastpass"):
         r = ws[ws.protocol == p]
-        rows.append({"metric": f"Web search, {p}: drops at the first hop", "published": 0, "ours": float(r["drops_source_nic"].iloc[0]) if len(r) else float("nan"), "note": "§4.3: 'zero drops at the first hop'"})
-    return rows
+        ours[f"Web search, {p}: drops at the first hop"] = float(r["drops_source_nic"].iloc[0]) if len(r) else float("nan")
+    return ours

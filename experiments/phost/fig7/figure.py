@@ -64,16 +64,4 @@ def growth(d: pd.DataFrame, protocol: str, load: float) -> float:
 
 
 def compare(d: pd.DataFrame):
-    rows = []
-    for p in ph.PROTOCOLS.values():
-        for load in LOADS:
-            stable = load <= 0.6
-            rows.append(
-                {
-                    "metric": f"{p}, load {load}: pending packets, last third / middle third of arrivals",
-                    "published": None,
-                    "ours": growth(d, p, load),
-                    "note": "§4.3: roughly constant (≈ 1) at 0.6; grows beyond 0.7 (unstable)" if stable or p == "pFabric" else "§4.3: 'similar results for pHost and Fastpass'",
-                }
-            )
-    return rows
+    return {f"{p}, load {load}: pending packets, last third / middle third of arrivals": growth(d, p, load) for p in ph.PROTOCOLS.values() for load in LOADS}

@@ -18,4 +18,4 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 
 def compare(d: pd.DataFrame):
-    return pi.testbed_compare(d, "websearch", (0.37, 0.47), (0.40, 0.51))
+    return pi.testbed_compare(d, "websearch")

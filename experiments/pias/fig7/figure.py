@@ -19,4 +19,4 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 
 def compare(d: pd.DataFrame):
-    return pi.testbed_compare(d, "datamining", (0.30, 0.45), (0.33, 0.48))
+    return pi.testbed_compare(d, "datamining")

@@ -131,13 +131,13 @@ def bars(ax, d: pd.DataFrame, col: str, groups: Dict[str, str], group_col: str =
         ax.set_yscale("log")
 
 
-def ratio_rows(d: pd.DataFrame, col: str, num: str, den: str, published, label: str, note: str, groups: Iterable[str] = WORKLOADS, **where) -> List[dict]:
-    """Comparison rows num/den of `col` per workload."""
-    out = []
+def ratios(d: pd.DataFrame, col: str, num: str, den: str, label: str, groups: Iterable[str] = WORKLOADS, **where) -> Dict[str, float]:
+    """num/den of `col` per workload, keyed by comparison metric (``"<Workload>: <label>"``)."""
+    out = {}
     for w in groups:
         a = value(d, col, workload=w, protocol=num, **where)
         b = value(d, col, workload=w, protocol=den, **where)
-        out.append({"metric": f"{WORKLOADS.get(w, w)}: {label}", "published": published, "ours": a / b if b else float("nan"), "note": note})
+        out[f"{WORKLOADS.get(w, w)}: {label}"] = a / b if b else float("nan")
     return out
 
 
