@@ -229,3 +229,30 @@ def test_every_published_number_names_its_source():
         for r in rows:
             if r["published"] is not None:
                 assert r["source"], f"{name}: {r['metric']} has a published value but no source"
+
+
+def test_one_display_name_per_scheme():
+    """Every figure names its series through dcsim.experiments_support.schemes."""
+    from dcsim import plot as dplot
+    from dcsim.experiments_support import schemes
+
+    assert schemes.name("pfabric") == "pFabric" and schemes.name("dctcp") == "DCTCP"
+    assert schemes.name("pfabric", {"pfabric.rate_control": "linerate"}) == "LineRate+pFabric"
+    assert schemes.name("pfabric", {"pfabric.queues": 4, "pfabric.threshold_method": "equal-split"}) == "Q=4 (Equal split)"
+    assert schemes.name("pfabric", {"pfabric.queues": 0, "pfabric.threshold_method": "mg1"}) == "pFabric"
+    assert schemes.name("phost", {"phost.preset": "authors-code"}) == "pHost (authors' code)"
+    assert schemes.name("pias", {"pias.ecn": "off"}) == "PIAS without ECN"
+    # Fields that tell no variant of the protocol apart are ignored, so one call fits every run.
+    assert schemes.name("tcp", {"pfabric.rate_control": "mintcp"}) == "TCP"
+    assert schemes.name("ideal", {"pfabric.queues": 0, "pfabric.threshold_method": "mg1"}) == "Ideal"
+    with pytest.raises(KeyError, match="no display name"):
+        schemes.name("pfabric", {"pfabric.queues": 3, "pfabric.threshold_method": "mg1"})
+    with pytest.raises(KeyError, match="no display name"):
+        schemes.name("homa")
+    # Every protocol and every pFabric / pHost variant a figure draws as a line has its style.
+    for display in list(schemes.PROTOCOLS.values()) + [n for (p, _), v in schemes.VARIANTS.items() if p == "pfabric" for n in v.values()]:
+        assert display in dplot.SERIES, display
+    # No figure module keeps a protocol-to-name map of its own.
+    for fig in (ROOT / "experiments").glob("*/*/figure.py"):
+        text = fig.read_text()
+        assert '"dctcp": "DCTCP"' not in text and '"pfabric": "pFabric"' not in text, fig

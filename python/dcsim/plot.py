@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Dict, Iterable, Tuple
 
-#: Colour and marker per series name (protocols and the ideal reference).
+#: Colour and marker per series name (protocols and the ideal reference), by the display names
+#: of :mod:`dcsim.experiments_support.schemes`.
 SERIES: Dict[str, Tuple[str, str]] = {
     "TCP": ("#7f7f7f", "v"),
     "DCTCP": ("#1f77b4", "s"),
@@ -20,6 +21,11 @@ SERIES: Dict[str, Tuple[str, str]] = {
     "LAS": ("#8c564b", "<"),
     "L2DCT": ("#e377c2", ">"),
     "Ideal": ("#000000", None),
+    # pFabric over a few priority queues (pFabric SIGCOMM'13 Fig. 17).
+    "Q=2 (Optimized)": ("#9edae5", "v"),
+    "Q=4 (Optimized)": ("#17becf", "s"),
+    "Q=8 (Optimized)": ("#1f77b4", "D"),
+    "Q=4 (Equal split)": ("#7f7f7f", "x"),
 }
 
 

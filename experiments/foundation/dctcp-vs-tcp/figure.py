@@ -5,9 +5,9 @@ from pathlib import Path
 import pandas as pd
 
 from dcsim import plot as dplot
+from dcsim.experiments_support import schemes
 
 TITLE = "Foundation: DCTCP vs TCP mean slowdown by flow size (web search, 144 hosts)"
-LABELS = {"dctcp": "DCTCP", "tcp": "TCP"}
 BINS = [("all", "all flows"), ("0-100KB", "(0, 100KB]"), ("100KB-10MB", "(100KB, 10MB]"), ("10MB+", "(10MB, ∞)")]
 
 
@@ -18,7 +18,7 @@ def data(runs: pd.DataFrame) -> pd.DataFrame:
             prefix = "" if key == "all" else f"bins.{key}."
             rows.append(
                 {
-                    "protocol": LABELS[r["transport.protocol"]],
+                    "protocol": schemes.name(r["transport.protocol"]),
                     "load": r["workload.load"],
                     "bin": key,
                     "flows": r["flows_completed"] if key == "all" else r[f"{prefix}count"],
@@ -33,7 +33,7 @@ def data(runs: pd.DataFrame) -> pd.DataFrame:
 def plot(d: pd.DataFrame, path: Path) -> None:
     fig, axes = dplot.grid(4, TITLE, width_per_panel=3.3, height=2.6)
     for ax, (key, label) in zip(axes, BINS):
-        for proto in ["TCP", "DCTCP"]:
+        for proto in schemes.names("tcp", "dctcp"):
             s = d[(d.bin == key) & (d.protocol == proto)]
             ax.plot(s.load, s.mean_slowdown, **dplot.style(proto))
         ax.set_title(label)

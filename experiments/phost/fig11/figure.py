@@ -8,6 +8,7 @@ import pandas as pd
 
 from dcsim import load
 from dcsim import plot as dplot
+from dcsim.experiments_support import schemes
 
 TITLE = "pHost Fig. 11: two tenants, all flows injected at the start"
 TENANTS = {0: "IMC10 tenant", 1: "Web search tenant"}
@@ -21,7 +22,7 @@ def data(runs: pd.DataFrame, store) -> pd.DataFrame:
     rows = []
     for _, r in runs.iterrows():
         f = flows[flows.run == r["run"]]
-        scheme = "pHost (tenant-fair)" if r["transport.protocol"] == "phost" else "pFabric"
+        scheme = schemes.name(r["transport.protocol"], {"phost.policy": r["phost.policy"]})
         ends = f.groupby("tenant").finish_us.max()
         both = float(ends.min())  # until the first tenant is done, both compete
         for t, name in TENANTS.items():
@@ -47,15 +48,15 @@ def data(runs: pd.DataFrame, store) -> pd.DataFrame:
 
 def plot(d: pd.DataFrame, path: Path) -> None:
     fig, axes = dplot.grid(2, TITLE, width_per_panel=4.4, height=3.0)
-    schemes = ["pFabric", "pHost (tenant-fair)"]
-    x = np.arange(len(schemes))
+    series = [schemes.name("pfabric"), schemes.name("phost", {"phost.policy": "tenant-fair"})]
+    x = np.arange(len(series))
     colors = {"IMC10 tenant": "#1f77b4", "Web search tenant": "#ff7f0e"}
     for col, ax, label in (("share_both_active", axes[0], "(a) share of throughput while both run"), ("throughput_gbps", axes[1], "(b) tenant throughput, Gbps (own span)")):
         for i, t in enumerate(TENANTS.values()):
-            ys = [float(d[(d.scheme == s) & (d.tenant == t)][col].iloc[0]) if len(d[(d.scheme == s) & (d.tenant == t)]) else np.nan for s in schemes]
+            ys = [float(d[(d.scheme == s) & (d.tenant == t)][col].iloc[0]) if len(d[(d.scheme == s) & (d.tenant == t)]) else np.nan for s in series]
             ax.bar(x + (i - 0.5) * 0.38, ys, 0.38, label=t, color=colors[t])
         ax.set_xticks(x)
-        ax.set_xticklabels(schemes)
+        ax.set_xticklabels(series)
         ax.set_ylabel(label)
     dplot.legend_once(axes)
     dplot.save(fig, path)
@@ -63,7 +64,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 def compare(d: pd.DataFrame):
     ours = {}
-    for s in ("pFabric", "pHost (tenant-fair)"):
+    for s in (schemes.name("pfabric"), schemes.name("phost", {"phost.policy": "tenant-fair"})):
         g = d[(d.scheme == s) & (d.tenant == "IMC10 tenant")]
         ours[f"{s}: IMC10 tenant's share of throughput while both run"] = float(g.share_both_active.iloc[0]) if len(g) else float("nan")
     return ours

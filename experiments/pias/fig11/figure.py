@@ -5,9 +5,10 @@ from pathlib import Path
 import pandas as pd
 
 from dcsim.experiments_support import pias as pi
+from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 11: number of queues (web search, testbed setting)"
-LABELS = {2: "PIAS, 2 queues", 4: "PIAS, 4 queues", 8: "PIAS, 8 queues"}
+LABELS = {k: schemes.name("pias", {"pias.queues": k}) for k in (2, 4, 8)}
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

@@ -6,15 +6,16 @@ from pathlib import Path
 import pandas as pd
 
 from dcsim.experiments_support import pias as pi
+from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 12: mismatched thresholds (web search with data-mining thresholds)"
-LABELS = ["PIAS", "PIAS without ECN", "DCTCP"]
+LABELS = [schemes.name("pias", {"pias.ecn": "per-port"}), schemes.name("pias", {"pias.ecn": "off"}), schemes.name("dctcp")]
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:
     d = pi.rows(runs.assign(**{"workload.flow_sizes": "websearch"}))
-    ecn = runs.set_index("run")["pias.ecn"]
-    d["scheme"] = [("PIAS without ECN" if ecn[h] == "off" else "PIAS") if s == "PIAS" else str(s) for h, s in zip(d.run, d.scheme)]
+    r = runs.set_index("run")
+    d["scheme"] = [schemes.name(r.loc[h, "transport.protocol"], {"pias.ecn": r.loc[h, "pias.ecn"]}) for h in d.run]
     return d.drop(columns=["run"])
 
 

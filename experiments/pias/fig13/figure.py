@@ -5,15 +5,16 @@ from pathlib import Path
 import pandas as pd
 
 from dcsim.experiments_support import pias as pi
+from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 13: optimised vs equal-split thresholds (web search, testbed setting)"
-LABELS = ["2 queues, optimised", "2 queues, equal split", "4 queues, optimised", "4 queues, equal split"]
+LABELS = [schemes.name("pias", {"pias.queues": k, "pias.threshold_method": m}) for k in (2, 4) for m in ("closed-form", "equal-split")]
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:
     d = pi.rows(runs.assign(**{"workload.flow_sizes": "websearch"}))
     r = runs.set_index("run")
-    d["scheme"] = [f"{int(r.loc[h, 'pias.queues'])} queues, " + ("optimised" if r.loc[h, "pias.threshold_method"] == "closed-form" else "equal split") for h in d.run]
+    d["scheme"] = [schemes.name(r.loc[h, "transport.protocol"], {"pias.queues": int(r.loc[h, "pias.queues"]), "pias.threshold_method": r.loc[h, "pias.threshold_method"]}) for h in d.run]
     return d.drop(columns=["run"])
 
 

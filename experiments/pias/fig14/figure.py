@@ -6,9 +6,10 @@ import pandas as pd
 
 from dcsim.experiments_support import pias as pi
 from dcsim.reproduce import Ours
+from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 14: overall average FCT (144-host leaf-spine)"
-SCHEMES = ["PIAS", "DCTCP", "L2DCT", "LAS"]
+SCHEMES = schemes.names("pias", "dctcp", "l2dct", "las")
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

@@ -6,10 +6,11 @@ import pandas as pd
 
 from dcsim.experiments_support import pias as pi
 from dcsim.reproduce import Ours
+from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 15: (0,100KB] normalized FCT"
 SWEEP = "../fig14/sweep.toml"
-SCHEMES = ["PIAS", "DCTCP", "L2DCT", "LAS"]
+SCHEMES = schemes.names("pias", "dctcp", "l2dct", "las")
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

@@ -5,10 +5,11 @@ from pathlib import Path
 import pandas as pd
 
 from dcsim.experiments_support import pias as pi
+from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 17: PIAS vs pFabric, (0,100KB] normalized FCT"
 SWEEP = "../fig14/sweep.toml"
-SCHEMES = ["PIAS", "pFabric"]
+SCHEMES = schemes.names("pias", "pfabric")
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

@@ -6,9 +6,10 @@ import pandas as pd
 
 from dcsim.experiments_support import pias as pi
 from dcsim.reproduce import Ours
+from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 18: 3:1 oversubscribed leaf-spine, ECMP, web search"
-SCHEMES = ["PIAS", "DCTCP"]
+SCHEMES = schemes.names("pias", "dctcp")
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

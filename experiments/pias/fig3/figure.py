@@ -8,6 +8,7 @@ import pandas as pd
 
 from dcsim import load
 from dcsim import plot as dplot
+from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 3: 20 KB flow behind two 10 MB flows, 2 queues"
 
@@ -38,7 +39,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     ax = axes[0]
     ths = sorted(d.threshold_kb.unique())
     x = np.arange(len(ths))
-    for i, (ecn, label, color) in enumerate(((True, "PIAS", "#17becf"), (False, "PIAS without ECN", "#7f7f7f"))):
+    for i, (ecn, label, color) in enumerate(((True, schemes.name("pias", {"pias.ecn": "per-port"}), "#17becf"), (False, schemes.name("pias", {"pias.ecn": "off"}), "#7f7f7f"))):
         ys = [float(d[(d.threshold_kb == t) & (d.ecn == ecn)].fct_ms.iloc[0]) for t in ths]
         ax.bar(x + (i - 0.5) * 0.38, ys, 0.38, label=label, color=color)
     ax.axhline(float(d.ideal_ms.iloc[0]), color="black", linestyle="--", linewidth=1, label="ideal (idle network)")

@@ -6,16 +6,23 @@ from pathlib import Path
 import pandas as pd
 
 from dcsim import plot as dplot
+from dcsim.experiments_support import schemes
 
-SCHEMES = ["TCP", "DCTCP", "MinTCP+pFabric", "LineRate+pFabric", "Ideal"]
+#: The schemes, in the figures' order.
+SCHEMES = [
+    schemes.name("tcp"),
+    schemes.name("dctcp"),
+    schemes.name("pfabric", {"pfabric.rate_control": "mintcp"}),
+    schemes.name("pfabric", {"pfabric.rate_control": "linerate"}),
+    schemes.name("ideal"),
+]
 WORKLOADS = {"datamining": "Data mining", "websearch": "Web search"}
 BINS = ["all", "0-100KB", "100KB-10MB", "10MB+"]
 
 
 def scheme(protocol: str, rate_control: str) -> str:
-    if protocol == "pfabric":
-        return "MinTCP+pFabric" if rate_control == "mintcp" else "LineRate+pFabric"
-    return {"tcp": "TCP", "dctcp": "DCTCP", "ideal": "Ideal"}[protocol]
+    """A run's scheme: pFabric's variants by rate control."""
+    return schemes.name(protocol, {"pfabric.rate_control": rate_control})
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

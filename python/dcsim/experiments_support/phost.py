@@ -10,10 +10,12 @@ import numpy as np
 import pandas as pd
 
 from dcsim import plot as dplot
+from dcsim.experiments_support import schemes
 
-PROTOCOLS = {"pfabric": "pFabric", "phost": "pHost", "fastpass": "Fastpass"}
+#: The protocols the pHost paper compares, by ``transport.protocol``, in the figures' order.
+PROTOCOLS = {p: schemes.name(p) for p in ("pfabric", "phost", "fastpass")}
 #: pHost under the authors'-code preset (Fig. 3 only).
-PHOST_CODE = "pHost (authors' code)"
+PHOST_CODE = schemes.name("phost", {"phost.preset": "authors-code"})
 WORKLOADS = {"imc10": "IMC10", "websearch": "Web search", "datamining": "Data mining"}
 HOSTS = 144
 HOST_GBPS = 10.0
@@ -56,7 +58,7 @@ def rows(runs: pd.DataFrame, **fixed) -> pd.DataFrame:
             {
                 "run": r["run"],
                 "workload": w,
-                "protocol": PHOST_CODE if r["transport.protocol"] == "phost" and _get(r, "phost.preset", "paper") == "authors-code" else PROTOCOLS[r["transport.protocol"]],
+                "protocol": schemes.name(r["transport.protocol"], {"phost.preset": _get(r, "phost.preset", "paper")}),
                 "load": float(r["workload.load"]),
                 "deadlines": float(_get(r, "workload.deadline_mean_us", 0)) > 0,
                 "p_small": float(_get(r, "workload.bimodal.p_small", 0.5)),

@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 
 from dcsim import plot as dplot
+from dcsim.experiments_support import schemes
 
-SCHEMES = {"pias": "PIAS", "dctcp": "DCTCP", "l2dct": "L2DCT", "las": "LAS", "pfabric": "pFabric", "tcp": "TCP"}
+#: The schemes, in the figures' order.
+SCHEMES = schemes.names("pias", "dctcp", "l2dct", "las", "pfabric", "tcp")
 WORKLOADS = {"websearch": "Web search", "datamining": "Data mining"}
 
 
@@ -21,7 +23,7 @@ def rows(runs: pd.DataFrame) -> pd.DataFrame:
         row = {
             "run": r["run"],
             "workload": r.get("workload.flow_sizes", "websearch"),
-            "scheme": SCHEMES[r["transport.protocol"]],
+            "scheme": schemes.name(r["transport.protocol"]),
             "load": float(r["workload.load"]),
             "flows": int(r["flows_completed"]),
             "mean_fct_ms": float(r["mean_fct_us"]) / 1e3,
@@ -35,7 +37,7 @@ def rows(runs: pd.DataFrame) -> pd.DataFrame:
             row[f"{tag}_count"] = int(r.get(f"bins.{b}.count", 0) or 0)
         out.append(row)
     d = pd.DataFrame(out)
-    d["scheme"] = pd.Categorical(d["scheme"], list(SCHEMES.values()), ordered=True)
+    d["scheme"] = pd.Categorical(d["scheme"], SCHEMES, ordered=True)
     return d.sort_values(["workload", "scheme", "load"]).reset_index(drop=True)
 
 
@@ -54,11 +56,11 @@ def reduction(d: pd.DataFrame, workload: str, better: str, worse: str, col: str)
     return best
 
 
-def lines(d: pd.DataFrame, panels: Sequence[tuple], schemes: List[str], title: str, path: Path, log: bool = False) -> None:
-    """`panels`: (workload, column, y label); one line per scheme against load."""
+def lines(d: pd.DataFrame, panels: Sequence[tuple], series: List[str], title: str, path: Path, log: bool = False) -> None:
+    """`panels`: (workload, column, y label); one line per scheme of `series` against load."""
     fig, axes = dplot.grid(len(panels), title, width_per_panel=3.6, height=2.9)
     for ax, (w, col, label) in zip(axes, panels):
-        for s in schemes:
+        for s in series:
             ser = d[(d.workload == w) & (d.scheme == s)]
             if len(ser):
                 ax.plot(ser.load, ser[col], **dplot.style(s))
@@ -71,7 +73,7 @@ def lines(d: pd.DataFrame, panels: Sequence[tuple], schemes: List[str], title: s
     dplot.save(fig, path)
 
 
-TESTBED_SCHEMES = ["PIAS", "DCTCP", "TCP"]
+TESTBED_SCHEMES = schemes.names("pias", "dctcp", "tcp")
 
 
 def testbed_data(runs: pd.DataFrame, workload: str) -> pd.DataFrame:

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from . import pias as pi
+from . import schemes
 from dcsim import load
 
 
@@ -26,7 +27,7 @@ def data(runs: pd.DataFrame, store, qps: float) -> pd.DataFrame:
         qct = np.sort((q.end - q.start).dropna().to_numpy())
         rows.append(
             {
-                "scheme": pi.SCHEMES[r["transport.protocol"]],
+                "scheme": schemes.name(r["transport.protocol"]),
                 "load": float(r["workload.load"]),
                 "qps": qps,
                 "queries": len(qct),
@@ -38,7 +39,7 @@ def data(runs: pd.DataFrame, store, qps: float) -> pd.DataFrame:
 
 
 def plot(d: pd.DataFrame, title: str, path: Path) -> None:
-    pi.lines(d, [("websearch", "mean_qct_us", "average query completion, µs"), ("websearch", "p99_qct_us", "99th-pct query completion, µs")], ["PIAS", "DCTCP"], title, path)
+    pi.lines(d, [("websearch", "mean_qct_us", "average query completion, µs"), ("websearch", "p99_qct_us", "99th-pct query completion, µs")], schemes.names("pias", "dctcp"), title, path)
 
 
 def compare(d: pd.DataFrame) -> Dict[str, float]:
