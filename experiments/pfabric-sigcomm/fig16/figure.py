@@ -15,7 +15,8 @@ from dcsim import plot as dplot
 TITLE = "pFabric SIGCOMM'13 Fig. 16: FCTn(t) vs high-priority threshold t (web search, 2 queues)"
 SWEEP = None
 LOADS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
-# The 144-host fabric's inter-rack base RTT (reference §1.1) at 10 Gbps, in bytes: 18,250 B.
+# The 144-host fabric's inter-rack base RTT (2.7 us host links and 0.2 us core links in the pFabric
+# authors' ns-2 scripts) at 10 Gbps, in bytes: 18,250 B.
 BASE_RTT_US = 14.6
 BASE_BYTES = BASE_RTT_US * 1e-6 * 10e9 / 8
 # (label, fixed latency in bytes) of the two panels.
