@@ -83,7 +83,11 @@ def test_sweep_inherits_its_setting(tree):
     assert loaded["topology"] == {"racks": 2, "hosts_per_rack": 4, "spines": 2, "buffer_bytes": 36864}
     assert loaded["pfabric"] == {"rto_us": 45, "initial_window_pkts": 10}
     assert loaded["workload"]["flow_sizes"] == str((tree / "common" / "cdf.txt").resolve())
-    assert loaded["sweep"] == {"workload.load": [0.3, 0.6], "transport.protocol": ["pfabric", "dctcp"], "seed": {"range": [1, 2]}}
+    assert loaded["sweep"] == {
+        "workload.load": [0.3, 0.6],
+        "transport.protocol": ["pfabric", "dctcp"],
+        "seed": {"range": [1, 2]},
+    }
     assert loaded["scales"] == {"quick": {"workload.flows": 100, "seed": [1]}, "paper": {"workload.flows": 300}}
 
     p = sweep.plan(path, scale="paper")
@@ -102,7 +106,8 @@ def test_inheriting_plans_the_same_runs_as_writing_it_all_out(tree):
         'seed = 3\nname = "fig"\n[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\nbuffer_bytes = 36864\n'
         f'[workload]\nflows = 150\nload = 0.5\nflow_sizes = "{tree / "common" / "cdf.txt"}"\n'
         "[pfabric]\nrto_us = 45\ninitial_window_pkts = 10\n"
-        '[sweep]\n"workload.load" = [0.3, 0.6]\n"transport.protocol" = ["pfabric", "dctcp"]\nseed = { range = [1, 2] }\n'
+        '[sweep]\n"workload.load" = [0.3, 0.6]\n"transport.protocol" = ["pfabric", "dctcp"]\n'
+        "seed = { range = [1, 2] }\n"
     )
     inherited = sweep.plan(tree / "fig" / "sweep.toml")
     assert sorted(r.hash for r in inherited.runs) == sorted(r.hash for r in sweep.plan(flat).runs)
@@ -121,11 +126,15 @@ def test_a_run_spec_can_inherit_too(tree, tmp_path):
 
 def test_chains_resolve_each_path_against_its_own_file(tree):
     (tree / "common" / "trace.csv").write_text("id,src,dst,size_bytes,start_time_s\n0,1,0,3000,0\n")
-    (tree / "common" / "trace-setting.toml").write_text('base = "setting.toml"\n[workload]\nmatrix = "trace.csv"\nflows = 0\n')
+    (tree / "common" / "trace-setting.toml").write_text(
+        'base = "setting.toml"\n[workload]\nmatrix = "trace.csv"\nflows = 0\n'
+    )
     deep = tree / "fig" / "deeper"
     deep.mkdir()
     (deep / "cdf.txt").write_text((tree / "common" / "cdf.txt").read_text())
-    (deep / "sweep.toml").write_text('base = "../../common/trace-setting.toml"\n[sweep]\n"workload.flow_sizes" = ["cdf.txt"]\n')
+    (deep / "sweep.toml").write_text(
+        'base = "../../common/trace-setting.toml"\n[sweep]\n"workload.flow_sizes" = ["cdf.txt"]\n'
+    )
     p = sweep.plan(deep / "sweep.toml")
     r = p.runs[0].spec
     assert r.get("workload.matrix") == str((tree / "common" / "trace.csv").resolve())

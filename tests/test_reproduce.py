@@ -6,10 +6,10 @@ import json
 import shutil
 from pathlib import Path
 
-import dcsim
 import pandas as pd
 import pytest
 
+import dcsim
 from conftest import ROOT, dcsim_cli
 
 NAME = "foundation-dctcp-vs-tcp"
@@ -24,7 +24,7 @@ def experiments(tmp_path, monkeypatch):
     text = sweep.read_text()
     text = text.replace('"workload.load" = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]', '"workload.load" = [0.3, 0.8]')
     text = text.replace('[scales.quick]\n"workload.flows" = 2000', '[scales.quick]\n"workload.flows" = 150')
-    text += '\n[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n'
+    text += "\n[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n"
     sweep.write_text(text)
     monkeypatch.setenv("DCSIM_EXPERIMENTS", str(d))
     return d
@@ -162,7 +162,9 @@ def test_gallery_is_what_the_committed_figure_data_gives(tmp_path):
     shutil.copytree(ROOT / "docs" / "figures", tmp_path / "docs" / "figures")
     md = rep.gallery(tmp_path / "no-results", tmp_path / "docs", refresh=True)
     assert md.read_text() == (ROOT / "docs" / "figures.md").read_text()
-    assert sorted(p.name for p in (tmp_path / "docs" / "figures").iterdir()) == sorted(p.name for p in (ROOT / "docs" / "figures").iterdir())
+    assert sorted(p.name for p in (tmp_path / "docs" / "figures").iterdir()) == sorted(
+        p.name for p in (ROOT / "docs" / "figures").iterdir()
+    )
 
 
 def test_notes_come_from_the_readme(experiments, tmp_path):
@@ -173,7 +175,9 @@ def test_notes_come_from_the_readme(experiments, tmp_path):
     readme = experiments / "foundation" / "dctcp-vs-tcp" / "README.md"
     assert rep.notes(NAME) == ""
     readme.write_text(
-        readme.read_text() + "\n## Where the numbers differ, and why\n\n- **A note.** With two lines\n  of text.\n\n## Later\n\nnot a note\n"
+        readme.read_text()
+        + "\n## Where the numbers differ, and why\n\n- **A note.** With two lines\n  of text.\n"
+        + "\n## Later\n\nnot a note\n"
     )
     assert rep.notes(NAME) == "- **A note.** With two lines\n  of text."
     out = tmp_path / "results"
@@ -210,7 +214,9 @@ def test_published_numbers_are_data(experiments):
     by_metric = {r["metric"]: r["published"] for r in rows}
     assert by_metric["DCTCP (0,100KB] p99 slowdown, load 0.8"] == (15.0, 20.0)
     assert by_metric["TCP (0,100KB] p99 slowdown, load 0.8"] == "about 66"
-    assert "| DCTCP (0,100KB] p99 slowdown, load 0.8 | 15–20 | 28 | — | outside the published range." in rep.comparison(NAME, data, "quick")
+    assert "| DCTCP (0,100KB] p99 slowdown, load 0.8 | 15–20 | 28 | — | outside the published range." in rep.comparison(
+        NAME, data, "quick"
+    )
     # A metric compare() does not compute, or one published.csv does not list, is an error.
     csv_path.write_text("\n".join([header] + body + ['"a metric nobody computes",1,,,,']) + "\n")
     with pytest.raises(ValueError, match="a metric nobody computes"):
@@ -238,7 +244,9 @@ def test_one_display_name_per_scheme():
 
     assert schemes.name("pfabric") == "pFabric" and schemes.name("dctcp") == "DCTCP"
     assert schemes.name("pfabric", {"pfabric.rate_control": "linerate"}) == "LineRate+pFabric"
-    assert schemes.name("pfabric", {"pfabric.queues": 4, "pfabric.threshold_method": "equal-split"}) == "Q=4 (Equal split)"
+    assert (
+        schemes.name("pfabric", {"pfabric.queues": 4, "pfabric.threshold_method": "equal-split"}) == "Q=4 (Equal split)"
+    )
     assert schemes.name("pfabric", {"pfabric.queues": 0, "pfabric.threshold_method": "mg1"}) == "pFabric"
     assert schemes.name("phost", {"phost.preset": "authors-code"}) == "pHost (authors' code)"
     assert schemes.name("pias", {"pias.ecn": "off"}) == "PIAS without ECN"
@@ -250,7 +258,9 @@ def test_one_display_name_per_scheme():
     with pytest.raises(KeyError, match="no display name"):
         schemes.name("homa")
     # Every protocol and every pFabric / pHost variant a figure draws as a line has its style.
-    for display in list(schemes.PROTOCOLS.values()) + [n for (p, _), v in schemes.VARIANTS.items() if p == "pfabric" for n in v.values()]:
+    for display in list(schemes.PROTOCOLS.values()) + [
+        n for (p, _), v in schemes.VARIANTS.items() if p == "pfabric" for n in v.values()
+    ]:
         assert display in dplot.SERIES, display
     # No figure module keeps a protocol-to-name map of its own.
     for fig in (ROOT / "experiments").glob("*/*/figure.py"):

@@ -4,12 +4,12 @@ only — no simulation logic."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Dict, Iterable, Tuple
 
 #: Colour and marker per series name (protocols and the ideal reference), by the display names
 #: of :mod:`dcsim.experiments_support.schemes`.
-SERIES: Dict[str, Tuple[str, str]] = {
+SERIES: dict[str, tuple[str, str | None]] = {
     "TCP": ("#7f7f7f", "v"),
     "DCTCP": ("#1f77b4", "s"),
     "pFabric": ("#d62728", "o"),
@@ -53,10 +53,10 @@ def pyplot():
     return plt
 
 
-def style(name: str) -> Dict[str, object]:
+def style(name: str) -> dict[str, object]:
     """Keyword arguments for `ax.plot` for series `name`."""
     color, marker = SERIES.get(name, (None, "o"))
-    kw: Dict[str, object] = {"label": name}
+    kw: dict[str, object] = {"label": name}
     if color:
         kw["color"] = color
     if marker:

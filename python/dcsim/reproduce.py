@@ -32,10 +32,11 @@ import inspect
 import math
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any
 
 from .sweep import load, plan, run_sweep
 
@@ -53,11 +54,11 @@ def experiments_dir() -> Path:
     raise FileNotFoundError("cannot find the experiments/ folder; set DCSIM_EXPERIMENTS")
 
 
-def folders() -> Dict[str, Path]:
+def folders() -> dict[str, Path]:
     """Every reproduction's folder by name: ``experiments/<paper>/<figure>/`` (one holding a
     ``figure.py``) is ``<paper>-<figure>``."""
     d = experiments_dir()
-    found: Dict[str, Path] = {}
+    found: dict[str, Path] = {}
     for fig in sorted(d.glob("*/*/figure.py")):
         folder = fig.parent
         if folder.name.startswith(("_", ".")) or folder.parent.name.startswith(("_", ".")):
@@ -66,7 +67,7 @@ def folders() -> Dict[str, Path]:
     return found
 
 
-def names() -> List[str]:
+def names() -> list[str]:
     return sorted(folders())
 
 
@@ -75,7 +76,7 @@ def folder(name: str) -> Path:
     return folders()[name]
 
 
-def sweep_path(name: str) -> Optional[Path]:
+def sweep_path(name: str) -> Path | None:
     """The experiment's sweep spec: its own ``sweep.toml``, or the one its ``figure.py`` names
     in ``SWEEP`` (figures drawn from the same runs share one sweep)."""
     rel = getattr(module(name), "SWEEP", "sweep.toml")
@@ -107,7 +108,7 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def comparison_markdown(name: str, rows: List[Dict[str, Any]], scale: str) -> str:
+def comparison_markdown(name: str, rows: list[dict[str, Any]], scale: str) -> str:
     lines = [
         f"### {title(name)} — published vs dcsim ({scale} scale)",
         "",
@@ -123,16 +124,32 @@ def comparison_markdown(name: str, rows: List[Dict[str, Any]], scale: str) -> st
                 olo, ohi = ours
                 ours = f"{olo:.3g}–{ohi:.3g}"
                 overlap = olo <= hi and ohi >= lo
-                r = dict(r, note=("overlaps the published range. " if overlap else "does not overlap the published range. ") + r.get("note", ""))
+                r = dict(
+                    r,
+                    note=("overlaps the published range. " if overlap else "does not overlap the published range. ")
+                    + r.get("note", ""),
+                )
             elif isinstance(ours, (int, float)):
                 inside = lo <= ours <= hi
-                r = dict(r, note=("inside the published range. " if inside else "outside the published range. ") + r.get("note", ""))
+                r = dict(
+                    r,
+                    note=("inside the published range. " if inside else "outside the published range. ")
+                    + r.get("note", ""),
+                )
         if isinstance(ours, (list, tuple)):
             olo, ohi = ours
             ours = f"{olo:.3g}–{ohi:.3g}"
             if isinstance(pub, (int, float)):
                 inside = olo <= pub <= ohi
-                r = dict(r, note=("the published value is inside our range. " if inside else "the published value is outside our range. ") + r.get("note", ""))
+                r = dict(
+                    r,
+                    note=(
+                        "the published value is inside our range. "
+                        if inside
+                        else "the published value is outside our range. "
+                    )
+                    + r.get("note", ""),
+                )
         if isinstance(pub, (int, float)) and isinstance(ours, (int, float)) and pub:
             diff = f"{(ours - pub) / abs(pub) * 100:+.1f} %"
         else:
@@ -144,12 +161,12 @@ def comparison_markdown(name: str, rows: List[Dict[str, Any]], scale: str) -> st
 def reproduce(
     name: str,
     scale: str = "quick",
-    out_root: os.PathLike = "results",
-    jobs: Optional[int] = None,
+    out_root: str | os.PathLike[str] = "results",
+    jobs: int | None = None,
     use_ray: bool = False,
-    ray_address: Optional[str] = None,
-    progress: Optional[bool] = None,
-) -> Dict[str, Path]:
+    ray_address: str | None = None,
+    progress: bool | None = None,
+) -> dict[str, Path]:
     """Runs experiment `name` at `scale` and writes figure.png, data.csv, comparison.md."""
     mod = module(name)
     out = Path(out_root) / name / scale
@@ -163,7 +180,9 @@ def reproduce(
         p = plan(spec_path, scale=scale)
         report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
         if not report.ok:
-            failed = "\n".join(f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items())
+            failed = "\n".join(
+                f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items()
+            )
             raise RuntimeError(f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}")
         runs = load(store)
         runs = runs[runs["run"].isin({r.hash for r in p.runs})]
@@ -188,7 +207,7 @@ class Ours:
     fields: Mapping[str, str]
 
 
-def published(name: str) -> List[Dict[str, Any]]:
+def published(name: str) -> list[dict[str, Any]]:
     """The figure's published numbers, from ``published.csv`` in its folder: per row
     ``metric``, ``published`` (None, a number, a (low, high) range, or a text such as
     "> 30 %"), ``source`` (paper, section, figure) and ``note``."""
@@ -217,11 +236,13 @@ def published(name: str) -> List[Dict[str, Any]]:
                     value = float(text)
                 except ValueError:
                     value = text
-            rows.append({"metric": metric, "published": value, "source": r["source"].strip(), "note": r["note"].strip()})
+            rows.append(
+                {"metric": metric, "published": value, "source": r["source"].strip(), "note": r["note"].strip()}
+            )
     return rows
 
 
-def comparison_rows(name: str, ours: Mapping[str, Any]) -> List[Dict[str, Any]]:
+def comparison_rows(name: str, ours: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The comparison rows: each row of the figure's ``published.csv``, in order, with our
     value from `ours` (what ``compare()`` returned). A metric missing from either side is an
     error naming it."""
@@ -232,7 +253,10 @@ def comparison_rows(name: str, ours: Mapping[str, Any]) -> List[Dict[str, Any]]:
     if extra or missing:
         raise ValueError(
             f"{name}: compare() and published.csv disagree: "
-            + "; ".join([f"not in published.csv: {extra}"] * bool(extra) + [f"not computed by compare(): {missing}"] * bool(missing))
+            + "; ".join(
+                [f"not in published.csv: {extra}"] * bool(extra)
+                + [f"not computed by compare(): {missing}"] * bool(missing)
+            )
         )
     rows = []
     for r in pub:
@@ -256,7 +280,7 @@ def notes(name: str) -> str:
     readme = folder(name) / "README.md"
     if not readme.exists():
         return ""
-    found: List[str] = []
+    found: list[str] = []
     inside = False
     for line in readme.read_text().splitlines():
         if line.startswith("## "):
@@ -269,7 +293,7 @@ def notes(name: str) -> str:
     return "\n".join(found).strip()
 
 
-def comparison(name: str, data: Any, scale: str, mod: Optional[ModuleType] = None) -> str:
+def comparison(name: str, data: Any, scale: str, mod: ModuleType | None = None) -> str:
     """``comparison.md`` for the figure's numbers `data`: the published-vs-dcsim table and
     the notes (from the README) on where they differ."""
     mod = mod or module(name)
@@ -280,7 +304,12 @@ def comparison(name: str, data: Any, scale: str, mod: Optional[ModuleType] = Non
     return text
 
 
-def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale: str = "quick", refresh: bool = False) -> Path:
+def gallery(
+    results: str | os.PathLike[str] = "results",
+    docs: str | os.PathLike[str] = "docs",
+    scale: str = "quick",
+    refresh: bool = False,
+) -> Path:
     """Collects every reproduction at `scale` into ``docs/figures.md`` (+ PNGs and CSVs in
     ``docs/figures/``).
 
@@ -301,7 +330,12 @@ def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale:
     for name in names():
         main = _gallery_source(results / name / scale, fig_dir, name, scale, "", refresh)
         if main is None:
-            parts += [f"## {title(name)}", "", f"_Not reproduced yet: run `dcsim reproduce {name} --scale {scale}`._", ""]
+            parts += [
+                f"## {title(name)}",
+                "",
+                f"_Not reproduced yet: run `dcsim reproduce {name} --scale {scale}`._",
+                "",
+            ]
             continue
         png, csv, text = main
         _copy(png, fig_dir / f"{name}.png")
@@ -311,7 +345,7 @@ def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale:
         summary = ""
         if readme.exists():
             # The README's first paragraph after its title.
-            para: List[str] = []
+            para: list[str] = []
             for line in readme.read_text().splitlines()[1:]:
                 if line.strip():
                     para.append(line.strip())
@@ -333,11 +367,16 @@ def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale:
         if figure_notes:
             parts += [_NOTES_MARK.strip(), "", figure_notes, ""]
         parts += [
-            f"Data: [`figures/{name}.csv`](figures/{name}.csv) · experiment: [`experiments/{rel}/`](../experiments/{rel}/)",
+            f"Data: [`figures/{name}.csv`](figures/{name}.csv) · "
+            f"experiment: [`experiments/{rel}/`](../experiments/{rel}/)",
             "",
         ]
         # A reproduction also run at paper scale gets that comparison and figure too.
-        paper = _gallery_source(results / name / "paper", fig_dir, name, "paper", "-paper", refresh) if scale != "paper" else None
+        paper = (
+            _gallery_source(results / name / "paper", fig_dir, name, "paper", "-paper", refresh)
+            if scale != "paper"
+            else None
+        )
         if paper is not None:
             png, csv, text = paper
             _copy(png, fig_dir / f"{name}-paper.png")
@@ -355,7 +394,9 @@ def gallery(results: os.PathLike = "results", docs: os.PathLike = "docs", scale:
     return path
 
 
-def _gallery_source(src: Path, fig_dir: Path, name: str, scale: str, suffix: str, refresh: bool) -> Optional[Tuple[Path, Path, str]]:
+def _gallery_source(
+    src: Path, fig_dir: Path, name: str, scale: str, suffix: str, refresh: bool
+) -> tuple[Path, Path, str] | None:
     """(figure, data, comparison table) of one reproduction at one scale for the gallery: from
     its results folder `src`, or with `refresh` from ``docs/figures/<name><suffix>.*``."""
     if refresh:

@@ -1,6 +1,7 @@
 """DCTCP vs TCP mean slowdown by size bin over load (the foundation's check)."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -44,18 +45,18 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     dplot.save(fig, path)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     def val(proto, load, key, col="mean_slowdown"):
         s = d[(d.protocol == proto) & (d.bin == key) & ((d.load - load).abs() < 1e-9)][col]
         return float(s.iloc[0]) if len(s) else float("nan")
 
-    ours = {}
+    ours: dict[str, Any] = {}
     for load in (0.5, 0.8):
         for proto in ("DCTCP", "TCP"):
             ours[f"{proto} (0,100KB] mean slowdown, load {load}"] = val(proto, load, "0-100KB")
     for proto in ("DCTCP", "TCP"):
         ours[f"{proto} (0,100KB] p99 slowdown, load 0.8"] = val(proto, 0.8, "0-100KB", "p99_slowdown")
     loads = sorted(d.load.unique())
-    better = sum(val("DCTCP", l, "0-100KB") < val("TCP", l, "0-100KB") for l in loads)
+    better = sum(val("DCTCP", ld, "0-100KB") < val("TCP", ld, "0-100KB") for ld in loads)
     ours["loads where DCTCP beats TCP for (0,100KB] flows"] = f"{better} of {len(loads)}"
     return ours

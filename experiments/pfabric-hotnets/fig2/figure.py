@@ -1,11 +1,12 @@
 """pFabric HotNets'12 Fig. 2: overall average normalized FCT vs load."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from dcsim.experiments_support import pfabric_hotnets as hn
 from dcsim import plot as dplot
+from dcsim.experiments_support import pfabric_hotnets as hn
 
 TITLE = "pFabric HotNets'12 Fig. 2: overall average normalized FCT (54-host fat-tree)"
 
@@ -29,12 +30,14 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     dplot.save(fig, path)
 
 
-def compare(d: pd.DataFrame):
-    ours = {}
+def compare(d: pd.DataFrame) -> dict[str, Any]:
+    ours: dict[str, Any] = {}
     for w, label in hn.WORKLOADS.items():
         for base in ("TCP", "DCTCP"):
             for pf in ("MinTCP+pFabric", "LineRate+pFabric"):
-                ours[f"{label}: average FCT, {base} / {pf}, load 0.8"] = hn.value(d, w, "all", base, 0.8) / hn.value(d, w, "all", pf, 0.8)
+                ours[f"{label}: average FCT, {base} / {pf}, load 0.8"] = hn.value(d, w, "all", base, 0.8) / hn.value(
+                    d, w, "all", pf, 0.8
+                )
         for pf in ("MinTCP+pFabric", "LineRate+pFabric"):
             gap = hn.value(d, w, "all", pf, 0.8) / hn.value(d, w, "all", "Ideal", 0.8) - 1
             ours[f"{label}: {pf} above Ideal at load 0.8 (overall average)"] = f"{gap * 100:+.0f} %"

@@ -1,6 +1,7 @@
 """pFabric HotNets'12 Fig. 4: web search, normalized FCT by flow size."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -19,10 +20,17 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     hn.plot_breakdown(d, "websearch", TITLE, path)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     w = "websearch"
-    ours = {f"{s} (0,100KB] 99th percentile at load 0.8": hn.value(d, w, "0-100KB", s, 0.8, "p99_nfct") for s in ("LineRate+pFabric", "DCTCP", "TCP")}
+    ours = {
+        f"{s} (0,100KB] 99th percentile at load 0.8": hn.value(d, w, "0-100KB", s, 0.8, "p99_nfct")
+        for s in ("LineRate+pFabric", "DCTCP", "TCP")
+    }
     for base in ("TCP", "DCTCP"):
-        ours[f"MinTCP+pFabric (10MB,∞) average vs {base}, load 0.8"] = hn.value(d, w, "10MB+", "MinTCP+pFabric", 0.8) / hn.value(d, w, "10MB+", base, 0.8) - 1
-    ours["LineRate+pFabric / MinTCP+pFabric, (10MB,∞) average at load 0.8"] = hn.value(d, w, "10MB+", "LineRate+pFabric", 0.8) / hn.value(d, w, "10MB+", "MinTCP+pFabric", 0.8)
+        ours[f"MinTCP+pFabric (10MB,∞) average vs {base}, load 0.8"] = (
+            hn.value(d, w, "10MB+", "MinTCP+pFabric", 0.8) / hn.value(d, w, "10MB+", base, 0.8) - 1
+        )
+    ours["LineRate+pFabric / MinTCP+pFabric, (10MB,∞) average at load 0.8"] = hn.value(
+        d, w, "10MB+", "LineRate+pFabric", 0.8
+    ) / hn.value(d, w, "10MB+", "MinTCP+pFabric", 0.8)
     return ours

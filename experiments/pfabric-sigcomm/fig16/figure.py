@@ -5,6 +5,7 @@ A model figure: nothing is simulated (the model itself is checked against a dire
 in the test suite)."""
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,7 +33,16 @@ def data(_runs) -> pd.DataFrame:
             best = _dcsim.thresholds("websearch", load, 2, "mg1", base_bytes=base)[0]
             for t in list(grid) + [best]:
                 fctn = _dcsim.threshold_fctn("websearch", load, [float(t)], base_bytes=base)
-                rows.append({"model": model, "base_bytes": base, "load": load, "threshold_bytes": round(float(t)), "fctn": float(f"{fctn:.6g}"), "optimal": t == best})
+                rows.append(
+                    {
+                        "model": model,
+                        "base_bytes": base,
+                        "load": load,
+                        "threshold_bytes": round(float(t)),
+                        "fctn": float(f"{fctn:.6g}"),
+                        "optimal": t == best,
+                    }
+                )
     return pd.DataFrame(rows).sort_values(["base_bytes", "load", "threshold_bytes"]).reset_index(drop=True)
 
 
@@ -64,16 +74,22 @@ def _cost_of_papers_threshold(d: pd.DataFrame, base: float, load: float) -> floa
     return float(paper / best - 1.0)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     opt = d[d.optimal].set_index(["base_bytes", "load"]).threshold_bytes
-    ours = {
+    ours: dict[str, Any] = {
         "optimal threshold at load 10 %": float(opt[(0.0, 0.1)]),
         "optimal threshold at load 80 %": float(opt[(0.0, 0.8)]),
-        f"optimal threshold at load 10 %, base RTT {BASE_RTT_US} us in the normalization": float(opt[(BASE_BYTES, 0.1)]),
-        f"optimal threshold at load 80 %, base RTT {BASE_RTT_US} us in the normalization": float(opt[(BASE_BYTES, 0.8)]),
+        f"optimal threshold at load 10 %, base RTT {BASE_RTT_US} us in the normalization": float(
+            opt[(BASE_BYTES, 0.1)]
+        ),
+        f"optimal threshold at load 80 %, base RTT {BASE_RTT_US} us in the normalization": float(
+            opt[(BASE_BYTES, 0.8)]
+        ),
     }
     for model, base in MODELS:
         for load in PAPER:
             cost = _cost_of_papers_threshold(d, base, load)
-            ours[f"{model}: FCTn at the paper's {PAPER[load] / 1e3:.0f} KB above the model's minimum, load {load:.0%}"] = f"+{100 * cost:.2f} %"
+            ours[
+                f"{model}: FCTn at the paper's {PAPER[load] / 1e3:.0f} KB above the model's minimum, load {load:.0%}"
+            ] = f"+{100 * cost:.2f} %"
     return ours

@@ -1,6 +1,7 @@
 """pFabric SIGCOMM'13 Fig. 17: pFabric over 2, 4, 8 priority queues vs pFabric vs Ideal."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -9,13 +10,19 @@ from dcsim.experiments_support import schemes
 
 TITLE = "pFabric SIGCOMM'13 Fig. 17: a few priority queues vs pFabric (web search, 144 hosts)"
 #: The schemes, in the figure's order: pFabric over a few queues (queues, threshold method), pFabric, Ideal.
-SCHEMES = [schemes.name("pfabric", {"pfabric.queues": q, "pfabric.threshold_method": m}) for q, m in ((2, "mg1"), (4, "mg1"), (8, "mg1"), (4, "equal-split"), (0, "mg1"))]
+SCHEMES = [
+    schemes.name("pfabric", {"pfabric.queues": q, "pfabric.threshold_method": m})
+    for q, m in ((2, "mg1"), (4, "mg1"), (8, "mg1"), (4, "equal-split"), (0, "mg1"))
+]
 SCHEMES.append(schemes.name("ideal"))
 Q2, Q4, Q8, Q4_EQUAL, PFABRIC, IDEAL = SCHEMES
 
 
 def scheme(r) -> str:
-    return schemes.name(r["transport.protocol"], {"pfabric.queues": int(r["pfabric.queues"]), "pfabric.threshold_method": r["pfabric.threshold_method"]})
+    return schemes.name(
+        r["transport.protocol"],
+        {"pfabric.queues": int(r["pfabric.queues"]), "pfabric.threshold_method": r["pfabric.threshold_method"]},
+    )
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:
@@ -53,7 +60,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     dplot.save(fig, path)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     def v(s, load, col="mean_nfct"):
         x = d[(d.scheme == s) & ((d.load - load).abs() < 1e-9)][col]
         return float(x.iloc[0]) if len(x) else float("nan")
@@ -63,6 +70,7 @@ def compare(d: pd.DataFrame):
     return {
         "Q=4 optimized vs equal split: average FCT reduction at 80 % load": f"{gain * 100:.0f} %",
         "Q=8 / pFabric, overall average at 80 % load": v(Q8, 0.8) / v(PFABRIC, 0.8),
-        "Q=8 / pFabric, (0,100KB] 99th percentile at 80 % load": v(Q8, 0.8, "small_p99_nfct") / v(PFABRIC, 0.8, "small_p99_nfct"),
+        "Q=8 / pFabric, (0,100KB] 99th percentile at 80 % load": v(Q8, 0.8, "small_p99_nfct")
+        / v(PFABRIC, 0.8, "small_p99_nfct"),
         "overall average at 80 % load: Q=2 > Q=4 > Q=8": "yes" if ordered else "no",
     }

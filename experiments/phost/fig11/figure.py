@@ -2,6 +2,7 @@
 pHost with the tenant-fair policy."""
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -15,10 +16,14 @@ TENANTS = {0: "IMC10 tenant", 1: "Web search tenant"}
 
 
 def data(runs: pd.DataFrame, store) -> pd.DataFrame:
-    flows = load(store, flows=True).to_table(
-        columns=["run", "tenant", "size_bytes", "start_us", "finish_us"],
-        filter=__import__("pyarrow.dataset", fromlist=["field"]).field("run").isin(list(runs["run"])),
-    ).to_pandas()
+    flows = (
+        load(store, flows=True)
+        .to_table(
+            columns=["run", "tenant", "size_bytes", "start_us", "finish_us"],
+            filter=__import__("pyarrow.dataset", fromlist=["field"]).field("run").isin(list(runs["run"])),
+        )
+        .to_pandas()
+    )
     rows = []
     for _, r in runs.iterrows():
         f = flows[flows.run == r["run"]]
@@ -35,9 +40,14 @@ def data(runs: pd.DataFrame, store) -> pd.DataFrame:
                     "flows": len(g),
                     "bytes": float(g.size_bytes.sum()),
                     "last_finish_us": float(g.finish_us.max()),
-                    "throughput_gbps": float(g.size_bytes.sum()) * 8 / (float(g.finish_us.max()) - float(g.start_us.min())) / 1e3,
+                    "throughput_gbps": float(g.size_bytes.sum())
+                    * 8
+                    / (float(g.finish_us.max()) - float(g.start_us.min()))
+                    / 1e3,
                     "both_active_us": both,
-                    "throughput_both_active_gbps": float(done_early.size_bytes.sum()) * 8 / both / 1e3 if both > 0 else np.nan,
+                    "throughput_both_active_gbps": float(done_early.size_bytes.sum()) * 8 / both / 1e3
+                    if both > 0
+                    else np.nan,
                 }
             )
     d = pd.DataFrame(rows)
@@ -51,9 +61,17 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     series = [schemes.name("pfabric"), schemes.name("phost", {"phost.policy": "tenant-fair"})]
     x = np.arange(len(series))
     colors = {"IMC10 tenant": "#1f77b4", "Web search tenant": "#ff7f0e"}
-    for col, ax, label in (("share_both_active", axes[0], "(a) share of throughput while both run"), ("throughput_gbps", axes[1], "(b) tenant throughput, Gbps (own span)")):
+    for col, ax, label in (
+        ("share_both_active", axes[0], "(a) share of throughput while both run"),
+        ("throughput_gbps", axes[1], "(b) tenant throughput, Gbps (own span)"),
+    ):
         for i, t in enumerate(TENANTS.values()):
-            ys = [float(d[(d.scheme == s) & (d.tenant == t)][col].iloc[0]) if len(d[(d.scheme == s) & (d.tenant == t)]) else np.nan for s in series]
+            ys = [
+                float(d[(d.scheme == s) & (d.tenant == t)][col].iloc[0])
+                if len(d[(d.scheme == s) & (d.tenant == t)])
+                else np.nan
+                for s in series
+            ]
             ax.bar(x + (i - 0.5) * 0.38, ys, 0.38, label=t, color=colors[t])
         ax.set_xticks(x)
         ax.set_xticklabels(series)
@@ -62,9 +80,11 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     dplot.save(fig, path)
 
 
-def compare(d: pd.DataFrame):
-    ours = {}
+def compare(d: pd.DataFrame) -> dict[str, Any]:
+    ours: dict[str, Any] = {}
     for s in (schemes.name("pfabric"), schemes.name("phost", {"phost.policy": "tenant-fair"})):
         g = d[(d.scheme == s) & (d.tenant == "IMC10 tenant")]
-        ours[f"{s}: IMC10 tenant's share of throughput while both run"] = float(g.share_both_active.iloc[0]) if len(g) else float("nan")
+        ours[f"{s}: IMC10 tenant's share of throughput while both run"] = (
+            float(g.share_both_active.iloc[0]) if len(g) else float("nan")
+        )
     return ours

@@ -1,6 +1,7 @@
 """pHost CoNEXT'15 Fig. 4: mean slowdown of short and long flows (load 0.6)."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -19,14 +20,17 @@ def data(runs: pd.DataFrame) -> pd.DataFrame:
 def plot(d: pd.DataFrame, path: Path) -> None:
     ph.save_bars(
         d,
-        [("short_mean_slowdown", "(a) short flows: mean slowdown", False), ("long_mean_slowdown", "(b) long flows: mean slowdown", False)],
+        [
+            ("short_mean_slowdown", "(a) short flows: mean slowdown", False),
+            ("long_mean_slowdown", "(b) long flows: mean slowdown", False),
+        ],
         TITLE,
         path,
         width_per_panel=4.6,
     )
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     return {
         **ph.ratios(d, "short_mean_slowdown", "Fastpass", "pHost", "short flows, Fastpass / pHost"),
         **ph.ratios(d, "short_mean_slowdown", "pHost", "pFabric", "short flows, pHost / pFabric"),

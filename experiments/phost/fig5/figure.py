@@ -2,12 +2,13 @@
 vs load and drops per hop."""
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from dcsim.experiments_support import phost as ph
 from dcsim import plot as dplot
+from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 5: the three protocols across metrics (load 0.6 unless shown)"
 SWEEP = "../fig3/sweep.toml"
@@ -18,7 +19,21 @@ def data(runs: pd.DataFrame, store) -> pd.DataFrame:
     d = ph.rows(runs)
     # (d) is the tail of short flows (§4.3: "tail latency for short flows").
     d["short_p99_slowdown"] = d.run.map(ph.short_p99(runs, store))
-    keep = ["workload", "protocol", "load", "deadlines", "nfct", "throughput_norm", "deadline_met", "mean_slowdown", "short_mean_slowdown", "short_p99_slowdown", "p99_slowdown", "drop_rate", "injected_packets"]
+    keep = [
+        "workload",
+        "protocol",
+        "load",
+        "deadlines",
+        "nfct",
+        "throughput_norm",
+        "deadline_met",
+        "mean_slowdown",
+        "short_mean_slowdown",
+        "short_p99_slowdown",
+        "p99_slowdown",
+        "drop_rate",
+        "injected_packets",
+    ]
     keep += [f"drops_{h}" for h in HOPS]
     return d[keep].reset_index(drop=True)
 
@@ -54,9 +69,9 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     dplot.save(fig, path)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     m = _main(d)
-    ours = {}
+    ours: dict[str, Any] = {}
     for w, label in ph.WORKLOADS.items():
         vals = [ph.value(m, "nfct", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
         ours[f"{label}: NFCT, max / min over the protocols"] = max(vals) / min(vals)
@@ -66,19 +81,31 @@ def compare(d: pd.DataFrame):
         ours[f"{label}: deadlines met, max − min over the protocols (points)"] = (max(vals) - min(vals)) * 100
     for w, label in ph.WORKLOADS.items():
         for p in ("pFabric", "pHost"):
-            ours[f"{label}: {p} short-flow 99th-percentile slowdown"] = ph.value(m, "short_p99_slowdown", workload=w, protocol=p)
-        r = ph.value(m, "short_p99_slowdown", workload=w, protocol="Fastpass") / ph.value(m, "short_mean_slowdown", workload=w, protocol="Fastpass")
+            ours[f"{label}: {p} short-flow 99th-percentile slowdown"] = ph.value(
+                m, "short_p99_slowdown", workload=w, protocol=p
+            )
+        r = ph.value(m, "short_p99_slowdown", workload=w, protocol="Fastpass") / ph.value(
+            m, "short_mean_slowdown", workload=w, protocol="Fastpass"
+        )
         ours[f"{label}: Fastpass short-flow p99 / mean slowdown"] = r
     ws = m[m.workload == "websearch"]
     pf = ws[ws.protocol == "pFabric"]
     tot = sum(float(pf[f"drops_{h}"].iloc[0]) for h in HOPS) if len(pf) else 0.0
-    ours["Web search, pFabric: share of drops at the first hop (NIC)"] = float(pf["drops_source_nic"].iloc[0]) / tot if tot else float("nan")
-    ours["Web search, pFabric: share of drops at the last hop (ToR down)"] = float(pf["drops_tor_downlink"].iloc[0]) / tot if tot else float("nan")
+    ours["Web search, pFabric: share of drops at the first hop (NIC)"] = (
+        float(pf["drops_source_nic"].iloc[0]) / tot if tot else float("nan")
+    )
+    ours["Web search, pFabric: share of drops at the last hop (ToR down)"] = (
+        float(pf["drops_tor_downlink"].iloc[0]) / tot if tot else float("nan")
+    )
     for p in ("pHost", "pFabric", "Fastpass"):
-        r = ws[ws.protocol == p]
-        fabric = float(r["drops_tor_uplink"].iloc[0] + r["drops_core"].iloc[0]) if len(r) else float("nan")
-        ours[f"Web search, {p}: drops inside the fabric (ToR up + core) per million packets"] = fabric / float(r["injected_packets"].iloc[0]) * 1e6 if len(r) else float("nan")
+        own = ws[ws.protocol == p]
+        fabric = float(own["drops_tor_uplink"].iloc[0] + own["drops_core"].iloc[0]) if len(own) else float("nan")
+        ours[f"Web search, {p}: drops inside the fabric (ToR up + core) per million packets"] = (
+            fabric / float(own["injected_packets"].iloc[0]) * 1e6 if len(own) else float("nan")
+        )
     for p in ("pHost", "Fastpass"):
-        r = ws[ws.protocol == p]
-        ours[f"Web search, {p}: drops at the first hop"] = float(r["drops_source_nic"].iloc[0]) if len(r) else float("nan")
+        own = ws[ws.protocol == p]
+        ours[f"Web search, {p}: drops at the first hop"] = (
+            float(own["drops_source_nic"].iloc[0]) if len(own) else float("nan")
+        )
     return ours

@@ -1,11 +1,12 @@
 """pHost CoNEXT'15 Fig. 6: mean slowdown vs load 0.5-0.9 for each workload."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from dcsim.experiments_support import phost as ph
 from dcsim import plot as dplot
+from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 6: mean slowdown vs load"
 SWEEP = "../fig3/sweep.toml"
@@ -37,8 +38,8 @@ def _span(d: pd.DataFrame, w: str, num: str, den: str):
     return (float(r.min()), float(r.max())) if len(r) else (float("nan"), float("nan"))
 
 
-def compare(d: pd.DataFrame):
-    ours = {}
+def compare(d: pd.DataFrame) -> dict[str, Any]:
+    ours: dict[str, Any] = {}
     for w, label in ph.WORKLOADS.items():
         ours[f"{label}: pHost / pFabric mean slowdown, range over loads 0.5-0.9"] = _span(d, w, "pHost", "pFabric")
         ours[f"{label}: Fastpass / pHost mean slowdown, range over loads 0.5-0.9"] = _span(d, w, "Fastpass", "pHost")

@@ -1,12 +1,13 @@
 """pHost CoNEXT'15 Fig. 7: stability: packets waiting at the sources as the run progresses."""
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from dcsim.experiments_support import phost as ph
 from dcsim import plot as dplot
+from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 7: stability (web search): pending packets at the sources"
 LOADS = (0.6, 0.7, 0.8)
@@ -63,5 +64,9 @@ def growth(d: pd.DataFrame, protocol: str, load: float) -> float:
     return float(late / middle) if middle else float("nan")
 
 
-def compare(d: pd.DataFrame):
-    return {f"{p}, load {load}: pending packets, last third / middle third of arrivals": growth(d, p, load) for p in ph.PROTOCOLS.values() for load in LOADS}
+def compare(d: pd.DataFrame) -> dict[str, Any]:
+    return {
+        f"{p}, load {load}: pending packets, last third / middle third of arrivals": growth(d, p, load)
+        for p in ph.PROTOCOLS.values()
+        for load in LOADS
+    }

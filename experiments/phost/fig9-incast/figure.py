@@ -1,11 +1,12 @@
 """pHost CoNEXT'15 Fig. 9(c-d): incast, 100 MB per request from N senders."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from dcsim.experiments_support import phost as ph
 from dcsim import plot as dplot
+from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 9(c-d): incast, 100 MB per request from N senders"
 
@@ -14,7 +15,11 @@ def data(runs: pd.DataFrame) -> pd.DataFrame:
     d = ph.rows(runs, workload__load=0.6, workload__flow_sizes="incast-100MB")
     d["mean_fct_ms"] = d.mean_fct_us / 1e3
     d["mean_rct_ms"] = d.mean_rct_us / 1e3
-    return d[["protocol", "senders", "flows", "mean_fct_ms", "mean_rct_ms"]].sort_values(["protocol", "senders"]).reset_index(drop=True)
+    return (
+        d[["protocol", "senders", "flows", "mean_fct_ms", "mean_rct_ms"]]
+        .sort_values(["protocol", "senders"])
+        .reset_index(drop=True)
+    )
 
 
 def plot(d: pd.DataFrame, path: Path) -> None:
@@ -33,12 +38,12 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 def _spread(d: pd.DataFrame, col: str):
     worst = 0.0
-    for n, g in d.groupby("senders"):
+    for _, g in d.groupby("senders"):
         worst = max(worst, float(g[col].max() / g[col].min()))
     return worst
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     ours = {
         "mean FCT: largest max/min over the protocols at any N": _spread(d, "mean_fct_ms"),
         "mean RCT: largest max/min over the protocols at any N": _spread(d, "mean_rct_ms"),

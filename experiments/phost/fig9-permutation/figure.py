@@ -1,11 +1,12 @@
 """pHost CoNEXT'15 Fig. 9(a-b): the permutation traffic matrix."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from dcsim.experiments_support import phost as ph
 from dcsim import plot as dplot
+from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 9(a-b): permutation traffic matrix, load 0.6"
 
@@ -29,7 +30,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     dplot.save(fig, path)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     traces = d[d.workload != "bimodal"]
     ours = {
         **ph.ratios(traces, "mean_slowdown", "pHost", "pFabric", "pHost / pFabric"),
@@ -38,5 +39,7 @@ def compare(d: pd.DataFrame):
     syn = d[d.workload == "bimodal"]
     for pct in (0.0, 50.0, 99.5):
         s = syn[(syn.short_percent - pct).abs() < 1e-6].set_index("protocol").mean_slowdown
-        ours[f"bimodal {pct:g} % short: pHost / pFabric"] = float(s["pHost"] / s["pFabric"]) if len(s) == 3 else float("nan")
+        ours[f"bimodal {pct:g} % short: pHost / pFabric"] = (
+            float(s["pHost"] / s["pFabric"]) if len(s) == 3 else float("nan")
+        )
     return ours

@@ -2,6 +2,7 @@
 DCTCP (testbed setting)."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -9,7 +10,11 @@ from dcsim.experiments_support import pias as pi
 from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 12: mismatched thresholds (web search with data-mining thresholds)"
-LABELS = [schemes.name("pias", {"pias.ecn": "per-port"}), schemes.name("pias", {"pias.ecn": "off"}), schemes.name("dctcp")]
+LABELS = [
+    schemes.name("pias", {"pias.ecn": "per-port"}),
+    schemes.name("pias", {"pias.ecn": "off"}),
+    schemes.name("dctcp"),
+]
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:
@@ -20,14 +25,29 @@ def data(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot(d: pd.DataFrame, path: Path) -> None:
-    pi.lines(d, [("websearch", "small_mean_fct_ms", "(0,100KB] average FCT, ms"), ("websearch", "medium_mean_fct_ms", "(100KB,10MB] average FCT, ms")], LABELS, TITLE, path)
+    pi.lines(
+        d,
+        [
+            ("websearch", "small_mean_fct_ms", "(0,100KB] average FCT, ms"),
+            ("websearch", "medium_mean_fct_ms", "(100KB,10MB] average FCT, ms"),
+        ],
+        LABELS,
+        TITLE,
+        path,
+    )
 
 
-def compare(d: pd.DataFrame):
-    ours = {}
+def compare(d: pd.DataFrame) -> dict[str, Any]:
+    ours: dict[str, Any] = {}
     for col, what in (("small_mean_fct_ms", "(0,100KB]"), ("medium_mean_fct_ms", "(100KB,10MB]")):
-        r = [pi.value(d, "websearch", "PIAS without ECN", l, col) / pi.value(d, "websearch", "PIAS", l, col) for l in sorted(d.load.unique())]
+        r = [
+            pi.value(d, "websearch", "PIAS without ECN", ld, col) / pi.value(d, "websearch", "PIAS", ld, col)
+            for ld in sorted(d.load.unique())
+        ]
         ours[f"{what} average FCT, PIAS without ECN / PIAS, range over loads"] = (min(r), max(r))
-        r = [pi.value(d, "websearch", "PIAS", l, col) / pi.value(d, "websearch", "DCTCP", l, col) for l in sorted(d.load.unique())]
+        r = [
+            pi.value(d, "websearch", "PIAS", ld, col) / pi.value(d, "websearch", "DCTCP", ld, col)
+            for ld in sorted(d.load.unique())
+        ]
         ours[f"{what} average FCT, PIAS / DCTCP, range over loads"] = (min(r), max(r))
     return ours

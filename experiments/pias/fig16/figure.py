@@ -1,12 +1,13 @@
 """PIAS NSDI'15 Fig. 16: normalized FCT of large flows, (10MB,∞) mean."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from dcsim.experiments_support import pias as pi
-from dcsim.reproduce import Ours
 from dcsim.experiments_support import schemes
+from dcsim.reproduce import Ours
 
 TITLE = "PIAS Fig. 16: (10MB,∞) average normalized FCT"
 SWEEP = "../fig14/sweep.toml"
@@ -22,10 +23,13 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     pi.lines(d, [(w, "large_mean_nfct", "(10MB,∞) average NFCT") for w in pi.WORKLOADS], SCHEMES, TITLE, path)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     red, load = pi.reduction(d, "datamining", "PIAS", "DCTCP", "large_mean_nfct")
     return {
-        "Web search, load 0.8: PIAS large-flow FCT below LAS's": 1 - pi.value(d, "websearch", "PIAS", 0.8, "large_mean_nfct") / pi.value(d, "websearch", "LAS", 0.8, "large_mean_nfct"),
+        "Web search, load 0.8: PIAS large-flow FCT below LAS's": 1
+        - pi.value(d, "websearch", "PIAS", 0.8, "large_mean_nfct")
+        / pi.value(d, "websearch", "LAS", 0.8, "large_mean_nfct"),
         "Data mining: PIAS large-flow FCT below DCTCP's, best load ({load})": Ours(red, {"load": f"{load:g}"}),
-        "Web search, load 0.8: PIAS / DCTCP large-flow FCT": pi.value(d, "websearch", "PIAS", 0.8, "large_mean_nfct") / pi.value(d, "websearch", "DCTCP", 0.8, "large_mean_nfct"),
+        "Web search, load 0.8: PIAS / DCTCP large-flow FCT": pi.value(d, "websearch", "PIAS", 0.8, "large_mean_nfct")
+        / pi.value(d, "websearch", "DCTCP", 0.8, "large_mean_nfct"),
     }

@@ -1,6 +1,7 @@
 """PIAS NSDI'15 Fig. 17: PIAS vs pFabric (information-aware) for small flows."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -22,9 +23,12 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     pi.lines(d, pi.small_flow_panels(pi.WORKLOADS), SCHEMES, TITLE, path)
 
 
-def compare(d: pd.DataFrame):
-    ours = {}
+def compare(d: pd.DataFrame) -> dict[str, Any]:
+    ours: dict[str, Any] = {}
     for w, label in pi.WORKLOADS.items():
-        gaps = [pi.value(d, w, "PIAS", l, "small_mean_nfct") / pi.value(d, w, "pFabric", l, "small_mean_nfct") - 1 for l in sorted(d.load.unique())]
+        gaps = [
+            pi.value(d, w, "PIAS", ld, "small_mean_nfct") / pi.value(d, w, "pFabric", ld, "small_mean_nfct") - 1
+            for ld in sorted(d.load.unique())
+        ]
         ours[f"{label}: (0,100KB] average, PIAS above pFabric, largest over loads"] = max(gaps)
     return ours

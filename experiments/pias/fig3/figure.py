@@ -2,6 +2,7 @@
 20 KB and 1 MB, with and without ECN."""
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,9 +17,13 @@ TITLE = "PIAS Fig. 3: 20 KB flow behind two 10 MB flows, 2 queues"
 def data(runs: pd.DataFrame, store) -> pd.DataFrame:
     import pyarrow.dataset as pds
 
-    flows = load(store, flows=True).to_table(
-        columns=["run", "size_bytes", "fct_us", "ideal_fct_us"], filter=pds.field("run").isin(list(runs["run"]))
-    ).to_pandas()
+    flows = (
+        load(store, flows=True)
+        .to_table(
+            columns=["run", "size_bytes", "fct_us", "ideal_fct_us"], filter=pds.field("run").isin(list(runs["run"]))
+        )
+        .to_pandas()
+    )
     rows = []
     for _, r in runs.iterrows():
         f = flows[(flows.run == r["run"]) & (flows.size_bytes == 20000)].iloc[0]
@@ -39,7 +44,12 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     ax = axes[0]
     ths = sorted(d.threshold_kb.unique())
     x = np.arange(len(ths))
-    for i, (ecn, label, color) in enumerate(((True, schemes.name("pias", {"pias.ecn": "per-port"}), "#17becf"), (False, schemes.name("pias", {"pias.ecn": "off"}), "#7f7f7f"))):
+    for i, (ecn, label, color) in enumerate(
+        (
+            (True, schemes.name("pias", {"pias.ecn": "per-port"}), "#17becf"),
+            (False, schemes.name("pias", {"pias.ecn": "off"}), "#7f7f7f"),
+        )
+    ):
         ys = [float(d[(d.threshold_kb == t) & (d.ecn == ecn)].fct_ms.iloc[0]) for t in ths]
         ax.bar(x + (i - 0.5) * 0.38, ys, 0.38, label=label, color=color)
     ax.axhline(float(d.ideal_ms.iloc[0]), color="black", linestyle="--", linewidth=1, label="ideal (idle network)")
@@ -50,7 +60,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     dplot.save(fig, path)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     def n(t, ecn):
         return float(d[(d.threshold_kb == t) & (d.ecn == ecn)].normalized.iloc[0])
 

@@ -1,6 +1,7 @@
 """PIAS NSDI'15 Fig. 6: the testbed experiment in simulation, web search: PIAS vs DCTCP vs TCP."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -17,5 +18,5 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     pi.testbed_plot(d, "websearch", TITLE, path)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     return pi.testbed_compare(d, "websearch")

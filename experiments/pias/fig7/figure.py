@@ -1,6 +1,7 @@
 """PIAS NSDI'15 Fig. 7: the testbed experiment in simulation, data mining: PIAS vs DCTCP vs TCP."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -18,5 +19,5 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     pi.testbed_plot(d, "datamining", TITLE, path)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     return pi.testbed_compare(d, "datamining")

@@ -2,6 +2,7 @@
 simulation), PIAS vs DCTCP."""
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -19,5 +20,5 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     pq.plot(d, TITLE, path)
 
 
-def compare(d: pd.DataFrame):
+def compare(d: pd.DataFrame) -> dict[str, Any]:
     return pq.compare(d)

@@ -52,8 +52,8 @@ def series(d: pd.DataFrame, workload: str, b: str, scheme_name: str, col: str = 
 
 
 def value(d: pd.DataFrame, workload: str, b: str, scheme_name: str, load: float, col: str = "mean_nfct") -> float:
-    s = series(d, workload, b, scheme_name, col)
-    s = s[(s.load - load).abs() < 1e-9][col]
+    rows = series(d, workload, b, scheme_name, col)
+    s = rows[(rows.load - load).abs() < 1e-9][col]
     return float(s.iloc[0]) if len(s) else float("nan")
 
 

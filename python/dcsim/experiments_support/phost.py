@@ -3,8 +3,8 @@ numbers from a sweep's summaries, and a grouped-bar plot."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Dict, Iterable, List, Sequence
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,7 @@ HOSTS = 144
 HOST_GBPS = 10.0
 
 
-def long_bins(workload: str) -> List[str]:
+def long_bins(workload: str) -> list[str]:
     """pHost Fig. 4: long flows are > 10 MB (web search, data mining) or > 100 KB (IMC10)."""
     return ["100KB-10MB", "10MB+"] if workload == "imc10" else ["10MB+"]
 
@@ -36,7 +36,9 @@ def _pooled_mean(r: pd.Series, bins: Sequence[str]) -> float:
     n = sum(float(r.get(f"bins.{b}.count", 0) or 0) for b in bins)
     if n == 0:
         return float("nan")
-    return sum(float(r.get(f"bins.{b}.count", 0) or 0) * float(r.get(f"bins.{b}.mean_slowdown", 0) or 0) for b in bins) / n
+    return (
+        sum(float(r.get(f"bins.{b}.count", 0) or 0) * float(r.get(f"bins.{b}.mean_slowdown", 0) or 0) for b in bins) / n
+    )
 
 
 def rows(runs: pd.DataFrame, **fixed) -> pd.DataFrame:
@@ -52,7 +54,9 @@ def rows(runs: pd.DataFrame, **fixed) -> pd.DataFrame:
         w = r["workload.flow_sizes"]
         long = long_bins(w) if w in WORKLOADS else ["10MB+"]
         short = [b for b in all_bins if b not in long]
-        drops = {h: float(r.get(f"drops_by_hop.{h}", 0) or 0) for h in ("source_nic", "tor_uplink", "core", "tor_downlink")}
+        drops = {
+            h: float(r.get(f"drops_by_hop.{h}", 0) or 0) for h in ("source_nic", "tor_uplink", "core", "tor_downlink")
+        }
         injected = float(r["data_packets_injected"]) + float(r["control_packets_injected"])
         out.append(
             {
@@ -91,9 +95,13 @@ def short_p99(runs: pd.DataFrame, store) -> pd.Series:
 
     from dcsim import load
 
-    flows = load(store, flows=True).to_table(
-        columns=["run", "size_bytes", "slowdown", "completed"], filter=pds.field("run").isin(list(runs["run"]))
-    ).to_pandas()
+    flows = (
+        load(store, flows=True)
+        .to_table(
+            columns=["run", "size_bytes", "slowdown", "completed"], filter=pds.field("run").isin(list(runs["run"]))
+        )
+        .to_pandas()
+    )
     out = {}
     for _, r in runs.iterrows():
         f = flows[(flows.run == r["run"]) & flows.completed]
@@ -117,7 +125,15 @@ def value(d: pd.DataFrame, col: str, **where) -> float:
     return float(s.iloc[0]) if len(s) else float("nan")
 
 
-def bars(ax, d: pd.DataFrame, col: str, groups: Dict[str, str], group_col: str = "workload", ylabel: str = "", log: bool = False) -> None:
+def bars(
+    ax,
+    d: pd.DataFrame,
+    col: str,
+    groups: dict[str, str],
+    group_col: str = "workload",
+    ylabel: str = "",
+    log: bool = False,
+) -> None:
     """Grouped bars: one group per `groups` key, one bar per protocol."""
     protos = [p for p in list(PROTOCOLS.values()) + [PHOST_CODE] if (d.protocol == p).any()]
     width = 0.8 / len(protos)
@@ -133,7 +149,9 @@ def bars(ax, d: pd.DataFrame, col: str, groups: Dict[str, str], group_col: str =
         ax.set_yscale("log")
 
 
-def ratios(d: pd.DataFrame, col: str, num: str, den: str, label: str, groups: Iterable[str] = WORKLOADS, **where) -> Dict[str, float]:
+def ratios(
+    d: pd.DataFrame, col: str, num: str, den: str, label: str, groups: Iterable[str] = WORKLOADS, **where
+) -> dict[str, float]:
     """num/den of `col` per workload, keyed by comparison metric (``"<Workload>: <label>"``)."""
     out = {}
     for w in groups:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -56,7 +56,9 @@ def reduction(d: pd.DataFrame, workload: str, better: str, worse: str, col: str)
     return best
 
 
-def lines(d: pd.DataFrame, panels: Sequence[tuple], series: List[str], title: str, path: Path, log: bool = False) -> None:
+def lines(
+    d: pd.DataFrame, panels: Sequence[tuple], series: list[str], title: str, path: Path, log: bool = False
+) -> None:
     """`panels`: (workload, column, y label); one line per scheme of `series` against load."""
     fig, axes = dplot.grid(len(panels), title, width_per_panel=3.6, height=2.9)
     for ax, (w, col, label) in zip(axes, panels):
@@ -93,11 +95,14 @@ def testbed_plot(d: pd.DataFrame, workload: str, title: str, path: Path) -> None
     lines(d, panels, TESTBED_SCHEMES, title, path)
 
 
-def testbed_compare(d: pd.DataFrame, workload: str) -> Dict[str, Tuple[float, float]]:
+def testbed_compare(d: pd.DataFrame, workload: str) -> dict[str, tuple[float, float]]:
     """Figs. 6-7: PIAS's small-flow reduction against DCTCP, its range over the loads."""
     out = {}
     for col, what in (("small_mean_fct_ms", "average"), ("small_p99_fct_ms", "99th percentile")):
-        reds = [1 - value(d, workload, "PIAS", l, col) / value(d, workload, "DCTCP", l, col) for l in sorted(d.load.unique())]
+        reds = [
+            1 - value(d, workload, "PIAS", ld, col) / value(d, workload, "DCTCP", ld, col)
+            for ld in sorted(d.load.unique())
+        ]
         out[f"(0,100KB] {what} FCT, reduction vs DCTCP, range over loads 0.5-0.8"] = (min(reds), max(reds))
     return out
 

@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict
 
 import numpy as np
 import pandas as pd
 
+from dcsim import load
+
 from . import pias as pi
 from . import schemes
-from dcsim import load
 
 
 def data(runs: pd.DataFrame, store, qps: float) -> pd.DataFrame:
     import pyarrow.dataset as pds
 
     runs = runs[(runs["workload.query_rate_per_s"] - qps).abs() < 1e-9]
-    flows = load(store, flows=True).to_table(
-        columns=["run", "request", "start_us", "finish_us"], filter=pds.field("run").isin(list(runs["run"])) & (pds.field("request") >= 0)
-    ).to_pandas()
+    flows = (
+        load(store, flows=True)
+        .to_table(
+            columns=["run", "request", "start_us", "finish_us"],
+            filter=pds.field("run").isin(list(runs["run"])) & (pds.field("request") >= 0),
+        )
+        .to_pandas()
+    )
     rows = []
     for _, r in runs.iterrows():
         f = flows[flows.run == r["run"]]
@@ -39,10 +44,19 @@ def data(runs: pd.DataFrame, store, qps: float) -> pd.DataFrame:
 
 
 def plot(d: pd.DataFrame, title: str, path: Path) -> None:
-    pi.lines(d, [("websearch", "mean_qct_us", "average query completion, µs"), ("websearch", "p99_qct_us", "99th-pct query completion, µs")], schemes.names("pias", "dctcp"), title, path)
+    pi.lines(
+        d,
+        [
+            ("websearch", "mean_qct_us", "average query completion, µs"),
+            ("websearch", "p99_qct_us", "99th-pct query completion, µs"),
+        ],
+        schemes.names("pias", "dctcp"),
+        title,
+        path,
+    )
 
 
-def compare(d: pd.DataFrame) -> Dict[str, float]:
+def compare(d: pd.DataFrame) -> dict[str, float]:
     def red(col):
         return 1 - pi.value(d, "websearch", "PIAS", 0.8, col) / pi.value(d, "websearch", "DCTCP", 0.8, col)
 

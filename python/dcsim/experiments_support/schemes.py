@@ -5,10 +5,11 @@ series names from :func:`name`; their colours and markers are in :data:`dcsim.pl
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from collections.abc import Mapping
+from typing import Any
 
 #: Display name of each protocol (``transport.protocol``).
-PROTOCOLS: Dict[str, str] = {
+PROTOCOLS: dict[str, str] = {
     "tcp": "TCP",
     "dctcp": "DCTCP",
     "l2dct": "L2DCT",
@@ -22,7 +23,7 @@ PROTOCOLS: Dict[str, str] = {
 
 #: Display names of variants: (protocol, the spec fields that tell its variants apart) ->
 #: {those fields' values: name}.
-VARIANTS: Dict[Tuple[str, Tuple[str, ...]], Dict[Tuple[Any, ...], str]] = {
+VARIANTS: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], str]] = {
     # pFabric HotNets'12 §3: pFabric's switches with MinTCP or with line-rate senders.
     ("pfabric", ("pfabric.rate_control",)): {("mintcp",): "MinTCP+pFabric", ("linerate",): "LineRate+pFabric"},
     # pFabric SIGCOMM'13 §6.2, Fig. 17: pFabric over a few strict-priority queues.
@@ -51,7 +52,7 @@ VARIANTS: Dict[Tuple[str, Tuple[str, ...]], Dict[Tuple[Any, ...], str]] = {
 }
 
 
-def name(protocol: str, variant: Optional[Mapping[str, Any]] = None) -> str:
+def name(protocol: str, variant: Mapping[str, Any] | None = None) -> str:
     """The display name of `protocol`, or of its variant given by `variant` (spec field ->
     value, e.g. ``{"pfabric.rate_control": "linerate"}``). Fields that tell no variant of this
     protocol apart are ignored (a TCP run's ``pfabric.rate_control``), so a figure can pass
@@ -69,6 +70,6 @@ def name(protocol: str, variant: Optional[Mapping[str, Any]] = None) -> str:
     return variants[values]
 
 
-def names(*protocols: str) -> List[str]:
+def names(*protocols: str) -> list[str]:
     """Display names of `protocols`, in that order (a figure's series order)."""
     return [name(p) for p in protocols]
