@@ -60,10 +60,10 @@ def folders() -> dict[str, Path]:
     d = experiments_dir()
     found: dict[str, Path] = {}
     for fig in sorted(d.glob("*/*/figure.py")):
-        folder = fig.parent
-        if folder.name.startswith(("_", ".")) or folder.parent.name.startswith(("_", ".")):
+        fig_dir, paper_dir = fig.parent, fig.parent.parent
+        if fig_dir.name.startswith(("_", ".")) or paper_dir.name.startswith(("_", ".")):
             continue
-        found[f"{folder.parent.name}-{folder.name}"] = folder
+        found[f"{paper_dir.name}-{fig_dir.name}"] = fig_dir
     return found
 
 
