@@ -17,8 +17,7 @@ SMALL = {
 def small_spec(tmp_path):
     path = tmp_path / "small.toml"
     path.write_text(
-        "seed = 1\n[topology]\nracks = 3\nhosts_per_rack = 4\nspines = 2\n"
-        "[workload]\nflows = 300\nload = 0.5\n"
+        "seed = 1\n[topology]\nracks = 3\nhosts_per_rack = 4\nspines = 2\n[workload]\nflows = 300\nload = 0.5\n"
     )
     return path
 
@@ -27,5 +26,8 @@ def dcsim_cli(*args, cwd=None, timeout=300):
     """Runs `python -m dcsim ARGS`; returns the CompletedProcess."""
     return subprocess.run(
         [sys.executable, "-m", "dcsim", *map(str, args)],
-        capture_output=True, text=True, cwd=cwd, timeout=timeout,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
     )

@@ -9,8 +9,16 @@ import dcsim
 from conftest import ROOT, SMALL
 
 SUMMARY_KEYS = {
-    "flows_total", "flows_completed", "mean_slowdown", "p99_slowdown", "mean_fct_us", "nfct",
-    "events", "events_per_sec", "wall_seconds", "bins",
+    "flows_total",
+    "flows_completed",
+    "mean_slowdown",
+    "p99_slowdown",
+    "mean_fct_us",
+    "nfct",
+    "events",
+    "events_per_sec",
+    "wall_seconds",
+    "bins",
 }
 
 
@@ -26,8 +34,19 @@ def test_run_returns_summary_and_flows():
     assert s["conservation_error"] == 0 and s["fct_below_ideal"] == 0
     df = r.flows
     assert isinstance(df, pd.DataFrame) and len(df) == 300
-    for col in ["id", "src", "dst", "size_bytes", "start_us", "finish_us", "fct_us",
-                "ideal_fct_us", "slowdown", "retransmits", "timeouts"]:
+    for col in [
+        "id",
+        "src",
+        "dst",
+        "size_bytes",
+        "start_us",
+        "finish_us",
+        "fct_us",
+        "ideal_fct_us",
+        "slowdown",
+        "retransmits",
+        "timeouts",
+    ]:
         assert col in df.columns
     assert (df.slowdown >= 1.0).all()
     assert (df.fct_us >= df.ideal_fct_us).all()
@@ -61,7 +80,7 @@ def test_run_directory_is_complete_and_reloads(tmp_path):
     # The stored spec is fully resolved and runs to the same result.
     rerun = dcsim.run(out / "spec.toml")
     assert rerun.flows.equals(r.flows)
-    assert "protocol = \"dctcp\"" in (out / "spec.toml").read_text()
+    assert 'protocol = "dctcp"' in (out / "spec.toml").read_text()
 
 
 def test_same_spec_and_seed_give_identical_parquet_bytes(tmp_path):
@@ -100,7 +119,10 @@ def test_fields_added_later_leave_stored_runs_their_identity():
 
 
 def test_n_finished_counts_the_first_flows_to_finish():
-    s = {"topology": {"racks": 2, "hosts_per_rack": 4, "spines": 1}, "workload": {"flows": 200, "load": 0.5, "stop_when": "n-finished"}}
+    s = {
+        "topology": {"racks": 2, "hosts_per_rack": 4, "spines": 1},
+        "workload": {"flows": 200, "load": 0.5, "stop_when": "n-finished"},
+    }
     res = dcsim.run(s)
     assert res.summary["flows_completed"] == 200 < res.summary["flows_total"]
     assert int(res.flows["completed"].sum()) == 200

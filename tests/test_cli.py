@@ -60,12 +60,12 @@ def test_misspelt_key_suggests(tmp_path):
 
 
 def test_unknown_section_suggests(tmp_path):
-    err = _bad(tmp_path, "[transprot]\nprotocol = \"tcp\"\n")
+    err = _bad(tmp_path, '[transprot]\nprotocol = "tcp"\n')
     assert "did you mean `transport`" in err
 
 
 def test_wrong_type(tmp_path):
-    err = _bad(tmp_path, "[topology]\nracks = \"nine\"\n")
+    err = _bad(tmp_path, '[topology]\nracks = "nine"\n')
     assert "`topology.racks`" in err and "integer" in err and '"nine"' in err
 
 
@@ -147,7 +147,8 @@ def test_killed_run_never_looks_complete(tmp_path, small_spec):
     out = tmp_path / "killed"
     proc = subprocess.Popen(
         [sys.executable, "-m", "dcsim", "run", small_spec, "--out", out, "--set", "workload.flows=200000", "--quiet"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     time.sleep(1.5)
     assert proc.poll() is None, "the run should still be going"
@@ -170,14 +171,16 @@ def test_progress_bar_draws_and_clears():
     bar.close()
     assert buf.getvalue().endswith("\r")
     quiet = io.StringIO()
-    ProgressBar(stream=quiet, enabled=False)({"flows_done": 1, "flows_total": 2, "wall_seconds": 1, "events": 1, "sim_time_us": 1})
+    ProgressBar(stream=quiet, enabled=False)(
+        {"flows_done": 1, "flows_total": 2, "wall_seconds": 1, "events": 1, "sim_time_us": 1}
+    )
     assert quiet.getvalue() == ""
 
 
 def _thresholds(*args):
     p = dcsim_cli("thresholds", "--workload", "websearch", "--queues", "2", *args)
     assert p.returncode == 0, p.stderr
-    line = next(l for l in p.stdout.splitlines() if l.startswith("spec:"))
+    line = next(x for x in p.stdout.splitlines() if x.startswith("spec:"))
     return [float(x) for x in line.rsplit("[", 1)[1].rstrip("]").split(",")]
 
 
@@ -193,22 +196,22 @@ def test_thresholds_paper_formula_and_base_rtt_variant():
     assert abs(eq - 48.385 * 1460) / (48.385 * 1460) < 0.001
 
 
-@pytest.mark.parametrize("args", [["--base-rtt-us", "-1"], ["--load", "1.2"], ["--queues", "0"], ["--method", "pias-table", "--queues", "4"]])
+@pytest.mark.parametrize(
+    "args", [["--base-rtt-us", "-1"], ["--load", "1.2"], ["--queues", "0"], ["--method", "pias-table", "--queues", "4"]]
+)
 def test_thresholds_rejects_bad_input(args):
     p = dcsim_cli("thresholds", *args)
     assert p.returncode == 2 and p.stderr.startswith("error: ") and "Traceback" not in p.stderr, (p.stdout, p.stderr)
 
 
-
 def test_schema_is_generated_from_the_resolver():
     """`dcsim schema` prints a JSON Schema whose defaults are what an empty spec resolves to."""
+    import contextlib
+    import io
     import json
 
     from dcsim.cli import main
     from dcsim.spec import resolve
-
-    import contextlib
-    import io
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):

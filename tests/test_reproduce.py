@@ -1,12 +1,15 @@
 """dcsim reproduce and the figure gallery, on a shrunken copy of the foundation experiment
 (the real figure module, fewer flows and loads)."""
 
+import hashlib
+import json
 import shutil
+from pathlib import Path
 
-import dcsim
 import pandas as pd
 import pytest
 
+import dcsim
 from conftest import ROOT, dcsim_cli
 
 NAME = "foundation-dctcp-vs-tcp"
@@ -14,15 +17,15 @@ NAME = "foundation-dctcp-vs-tcp"
 
 @pytest.fixture
 def experiments(tmp_path, monkeypatch):
+    """A copy of the foundation paper folder (its setting.toml and the figure), shrunken."""
     d = tmp_path / "experiments"
-    src = ROOT / "experiments" / NAME
-    dst = d / NAME
-    shutil.copytree(src, dst)
-    text = (src / "sweep.toml").read_text()
+    shutil.copytree(ROOT / "experiments" / "foundation", d / "foundation")
+    sweep = d / "foundation" / "dctcp-vs-tcp" / "sweep.toml"
+    text = sweep.read_text()
     text = text.replace('"workload.load" = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]', '"workload.load" = [0.3, 0.8]')
     text = text.replace('[scales.quick]\n"workload.flows" = 2000', '[scales.quick]\n"workload.flows" = 150')
-    text += '\n[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n'
-    (dst / "sweep.toml").write_text(text)
+    text += "\n[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n"
+    sweep.write_text(text)
     monkeypatch.setenv("DCSIM_EXPERIMENTS", str(d))
     return d
 
@@ -30,10 +33,34 @@ def experiments(tmp_path, monkeypatch):
 def test_list_shows_every_shipped_reproduction():
     p = dcsim_cli("reproduce", "--list")
     assert p.returncode == 0
-    for d in (ROOT / "experiments").iterdir():
-        if (d / "figure.py").exists():
-            assert d.name in p.stdout
-            assert (d / "README.md").exists()
+    figures = sorted((ROOT / "experiments").glob("*/*/figure.py"))
+    assert len(figures) == 29
+    for fig in figures:
+        name = f"{fig.parent.parent.name}-{fig.parent.name}"
+        assert name in p.stdout
+        assert (fig.parent / "README.md").exists()
+    for paper in (ROOT / "experiments").iterdir():
+        assert (paper / "setting.toml").exists(), f"{paper.name} has no setting.toml"
+
+
+def test_experiments_are_grouped_by_paper_and_need_no_sys_path():
+    """experiments/<paper>/<figure>/ is the reproduction <paper>-<figure>; every sweep file
+    inherits its paper's setting; figure modules load without touching sys.path."""
+    import sys
+
+    from dcsim import reproduce as rep
+
+    assert rep.folder("phost-fig3") == ROOT / "experiments" / "phost" / "fig3"
+    assert rep.folder("pfabric-hotnets-fig2") == ROOT / "experiments" / "pfabric-hotnets" / "fig2"
+    assert rep.folder("foundation-dctcp-vs-tcp") == ROOT / "experiments" / "foundation" / "dctcp-vs-tcp"
+    for sweep in (ROOT / "experiments").glob("*/*/sweep.toml"):
+        first = [line for line in sweep.read_text().splitlines() if line and not line.startswith("#")][0]
+        assert first.startswith('base = "../setting'), f"{sweep} does not start from its paper's setting"
+    before = list(sys.path)
+    for name in rep.names():
+        rep.module(name)
+    assert sys.path == before
+    assert not list((ROOT / "experiments").glob("*.py")) and not list((ROOT / "experiments").glob("*/*.py"))
 
 
 def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
@@ -89,3 +116,153 @@ def test_every_shipped_sweep_is_valid_at_both_scales():
         # A worker resolves the resolved spec again: it must agree with itself.
         for r in p.runs:
             assert dcsim.resolve(r.spec.tree).tree == r.spec.tree, f"{name}: {r.params}"
+
+
+def _run_digest(tree) -> str:
+    """A run's identity without the dcsim version, with each file it reads (a trace) named by
+    its content instead of its absolute path, so moving an experiment's folder keeps it."""
+
+    def norm(v):
+        if isinstance(v, dict):
+            return {k: norm(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [norm(x) for x in v]
+        if isinstance(v, str) and v.startswith("/") and Path(v).is_file():
+            return "sha256:" + hashlib.sha256(Path(v).read_bytes()).hexdigest()
+        return v
+
+    return hashlib.sha256(json.dumps(norm(tree), sort_keys=True).encode()).hexdigest()[:16]
+
+
+def test_every_reproduction_plans_the_recorded_runs():
+    """Each reproduction's sweep, at both scales, expands to exactly the runs recorded in
+    tests/data/sweep_plans.json (recorded before the experiments were regrouped by paper):
+    how the sweeps are written may change, the runs may not."""
+    from dcsim import reproduce as rep
+    from dcsim.sweep import plan
+
+    recorded = json.loads((ROOT / "tests" / "data" / "sweep_plans.json").read_text())
+    assert sorted(rep.names()) == sorted(recorded)
+    for name, scales in recorded.items():
+        path = rep.sweep_path(name)
+        assert (path is None) == (not scales), name
+        for scale, want in scales.items():
+            digests = sorted(_run_digest(r.spec.identity()) for r in plan(path, scale=scale).runs)
+            got = {"runs": len(digests), "digest": hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]}
+            assert got == want, f"{name} at {scale} scale plans other runs than recorded"
+
+
+def test_gallery_is_what_the_committed_figure_data_gives(tmp_path):
+    """docs/figures.md is `dcsim gallery --refresh` of the committed docs/figures/: for every
+    reproduction (and its paper-scale run, where committed) the comparison that its figure
+    module, published numbers and README make of the committed data. A change to any of them
+    that the gallery does not show fails here; `dcsim gallery --refresh` brings it up to date."""
+    from dcsim import reproduce as rep
+
+    shutil.copytree(ROOT / "docs" / "figures", tmp_path / "docs" / "figures")
+    md = rep.gallery(tmp_path / "no-results", tmp_path / "docs", refresh=True)
+    assert md.read_text() == (ROOT / "docs" / "figures.md").read_text()
+    assert sorted(p.name for p in (tmp_path / "docs" / "figures").iterdir()) == sorted(
+        p.name for p in (ROOT / "docs" / "figures").iterdir()
+    )
+
+
+def test_notes_come_from_the_readme(experiments, tmp_path):
+    """A figure's notes are its README's `## Where the numbers differ, and why` section, up to
+    the next section: comparison.md ends with them, the gallery shows them once."""
+    from dcsim import reproduce as rep
+
+    readme = experiments / "foundation" / "dctcp-vs-tcp" / "README.md"
+    assert rep.notes(NAME) == ""
+    readme.write_text(
+        readme.read_text()
+        + "\n## Where the numbers differ, and why\n\n- **A note.** With two lines\n  of text.\n"
+        + "\n## Later\n\nnot a note\n"
+    )
+    assert rep.notes(NAME) == "- **A note.** With two lines\n  of text."
+    out = tmp_path / "results"
+    p = dcsim_cli("reproduce", NAME, "--out", out, "--jobs", "2", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    comp = (out / NAME / "quick" / "comparison.md").read_text()
+    assert comp.endswith("**Where the numbers differ, and why.**\n\n- **A note.** With two lines\n  of text.\n")
+    shutil.copytree(out / NAME / "quick", out / NAME / "paper")
+    assert dcsim_cli("gallery", "--results", out, "--docs", tmp_path / "docs").returncode == 0
+    md = (tmp_path / "docs" / "figures.md").read_text()
+    assert md.count("- **A note.** With two lines") == 1 and "not a note" not in md
+
+
+def test_published_numbers_are_data(experiments):
+    """Each comparison row is a row of the figure's published.csv (in its order) with our value
+    from compare(); a metric on one side only is an error naming it."""
+    from dcsim import reproduce as rep
+
+    csv_path = experiments / "foundation" / "dctcp-vs-tcp" / "published.csv"
+    pub = rep.published(NAME)
+    assert [r["published"] for r in pub if r["published"] is not None] == [16.97, 66.03]
+    assert pub[4]["source"] == "pFabric (HotNets'12) §3, Fig. 4"
+    data = pd.read_csv(ROOT / "docs" / "figures" / f"{NAME}.csv")
+    rows = rep.comparison_rows(NAME, rep.module(NAME).compare(data))
+    assert [r["metric"] for r in rows] == [r["metric"] for r in pub]
+    # A published value, range and text are read as such; the rows follow the file's order.
+    text = csv_path.read_text().splitlines()
+    header, body = text[0], text[1:]
+    body[4] = body[4].replace(",16.97,,,", ",,15,20,")
+    body[5] = body[5].replace(",66.03,,,", ",about 66,,,")
+    csv_path.write_text("\n".join([header] + body[::-1]) + "\n")
+    rows = rep.comparison_rows(NAME, rep.module(NAME).compare(data))
+    assert rows[0]["metric"] == "loads where DCTCP beats TCP for (0,100KB] flows"
+    by_metric = {r["metric"]: r["published"] for r in rows}
+    assert by_metric["DCTCP (0,100KB] p99 slowdown, load 0.8"] == (15.0, 20.0)
+    assert by_metric["TCP (0,100KB] p99 slowdown, load 0.8"] == "about 66"
+    assert "| DCTCP (0,100KB] p99 slowdown, load 0.8 | 15–20 | 28 | — | outside the published range." in rep.comparison(
+        NAME, data, "quick"
+    )
+    # A metric compare() does not compute, or one published.csv does not list, is an error.
+    csv_path.write_text("\n".join([header] + body + ['"a metric nobody computes",1,,,,']) + "\n")
+    with pytest.raises(ValueError, match="a metric nobody computes"):
+        rep.comparison(NAME, data, "quick")
+    csv_path.write_text("\n".join([header] + body[1:]) + "\n")
+    with pytest.raises(ValueError, match=r"not in published.csv: \['DCTCP \(0,100KB\] mean slowdown, load 0.5'\]"):
+        rep.comparison(NAME, data, "quick")
+
+
+def test_every_published_number_names_its_source():
+    from dcsim import reproduce as rep
+
+    for name in rep.names():
+        rows = rep.published(name)
+        assert rows, f"{name} has no published.csv"
+        for r in rows:
+            if r["published"] is not None:
+                assert r["source"], f"{name}: {r['metric']} has a published value but no source"
+
+
+def test_one_display_name_per_scheme():
+    """Every figure names its series through dcsim.experiments_support.schemes."""
+    from dcsim import plot as dplot
+    from dcsim.experiments_support import schemes
+
+    assert schemes.name("pfabric") == "pFabric" and schemes.name("dctcp") == "DCTCP"
+    assert schemes.name("pfabric", {"pfabric.rate_control": "linerate"}) == "LineRate+pFabric"
+    assert (
+        schemes.name("pfabric", {"pfabric.queues": 4, "pfabric.threshold_method": "equal-split"}) == "Q=4 (Equal split)"
+    )
+    assert schemes.name("pfabric", {"pfabric.queues": 0, "pfabric.threshold_method": "mg1"}) == "pFabric"
+    assert schemes.name("phost", {"phost.preset": "authors-code"}) == "pHost (authors' code)"
+    assert schemes.name("pias", {"pias.ecn": "off"}) == "PIAS without ECN"
+    # Fields that tell no variant of the protocol apart are ignored, so one call fits every run.
+    assert schemes.name("tcp", {"pfabric.rate_control": "mintcp"}) == "TCP"
+    assert schemes.name("ideal", {"pfabric.queues": 0, "pfabric.threshold_method": "mg1"}) == "Ideal"
+    with pytest.raises(KeyError, match="no display name"):
+        schemes.name("pfabric", {"pfabric.queues": 3, "pfabric.threshold_method": "mg1"})
+    with pytest.raises(KeyError, match="no display name"):
+        schemes.name("homa")
+    # Every protocol and every pFabric / pHost variant a figure draws as a line has its style.
+    for display in list(schemes.PROTOCOLS.values()) + [
+        n for (p, _), v in schemes.VARIANTS.items() if p == "pfabric" for n in v.values()
+    ]:
+        assert display in dplot.SERIES, display
+    # No figure module keeps a protocol-to-name map of its own.
+    for fig in (ROOT / "experiments").glob("*/*/figure.py"):
+        text = fig.read_text()
+        assert '"dctcp": "DCTCP"' not in text and '"pfabric": "pFabric"' not in text, fig

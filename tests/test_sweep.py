@@ -30,7 +30,8 @@ def write(tmp_path, text, name="s.toml"):
 def test_cross_product_ranges_and_dedup(tmp_path):
     spec = write(
         tmp_path,
-        SMALL + '[sweep]\n"workload.load" = [0.3, 0.6]\n"transport.protocol" = ["tcp", "dctcp"]\nseed = { range = [1, 3] }\n',
+        SMALL
+        + '[sweep]\n"workload.load" = [0.3, 0.6]\n"transport.protocol" = ["tcp", "dctcp"]\nseed = { range = [1, 3] }\n',
     )
     p = sweep.plan(spec)
     assert len(p.runs) == 2 * 2 * 3
@@ -52,19 +53,27 @@ def test_cross_product_ranges_and_dedup(tmp_path):
 def test_zip_and_filter(tmp_path):
     spec = write(
         tmp_path,
-        SMALL
-        + '[sweep]\n"workload.load" = [0.3, 0.5, 0.7]\n"workload.flows" = [100, 200, 300]\n"transport.protocol" = ["tcp", "dctcp"]\n'
+        SMALL + '[sweep]\n"workload.load" = [0.3, 0.5, 0.7]\n"workload.flows" = [100, 200, 300]\n'
+        '"transport.protocol" = ["tcp", "dctcp"]\n'
         'zip = [["workload.load", "workload.flows"]]\nfilter = "not (protocol == \'tcp\' and load > 0.6)"\n',
     )
     p = sweep.plan(spec)
     pairs = {(r.params["workload.load"], r.params["workload.flows"], r.params["transport.protocol"]) for r in p.runs}
-    assert pairs == {(0.3, 100, "tcp"), (0.5, 200, "tcp"), (0.3, 100, "dctcp"), (0.5, 200, "dctcp"), (0.7, 300, "dctcp")}
+    assert pairs == {
+        (0.3, 100, "tcp"),
+        (0.5, 200, "tcp"),
+        (0.3, 100, "dctcp"),
+        (0.5, 200, "dctcp"),
+        (0.7, 300, "dctcp"),
+    }
 
 
 def test_scales_override_axes_and_fields(tmp_path):
     spec = write(
         tmp_path,
-        SMALL + '[sweep]\n"workload.load" = [0.3, 0.6]\n[scales.quick]\n"workload.flows" = 50\n[scales.tiny]\n"workload.load" = [0.2]\n',
+        SMALL
+        + '[sweep]\n"workload.load" = [0.3, 0.6]\n[scales.quick]\n"workload.flows" = 50\n'
+        + '[scales.tiny]\n"workload.load" = [0.2]\n',
     )
     assert {r.spec.get("workload.flows") for r in sweep.plan(spec, scale="quick").runs} == {50}
     assert [r.params["workload.load"] for r in sweep.plan(spec, scale="tiny").runs] == [0.2]
@@ -127,7 +136,10 @@ def test_sweep_runs_and_reruns_nothing(tmp_path):
     assert again.skipped == 4 and again.completed == []
     # A sweep run and a single run of the same spec agree.
     one = dcsim.run(p.runs[0].spec.tree)
-    assert one.summary["mean_slowdown"] == json.loads((out / "runs" / p.runs[0].hash / "summary.json").read_text())["mean_slowdown"]
+    assert (
+        one.summary["mean_slowdown"]
+        == json.loads((out / "runs" / p.runs[0].hash / "summary.json").read_text())["mean_slowdown"]
+    )
 
 
 def test_load_summaries_and_flows(tmp_path):
@@ -136,7 +148,9 @@ def test_load_summaries_and_flows(tmp_path):
     assert sweep.run_sweep(sweep.plan(spec), out, jobs=2, progress=False).ok
     df = dcsim.load(out)
     assert len(df) == 4
-    assert {"run", "transport.protocol", "workload.load", "mean_slowdown", "bins.0-100KB.p99_slowdown"} <= set(df.columns)
+    assert {"run", "transport.protocol", "workload.load", "mean_slowdown", "bins.0-100KB.p99_slowdown"} <= set(
+        df.columns
+    )
     assert sorted(df["workload.load"].unique()) == [0.3, 0.6]
     ds = dcsim.load(out, flows=True)
     t = ds.to_table(columns=["run", "slowdown"])
@@ -171,7 +185,10 @@ def test_failure_is_isolated_and_reported(tmp_path):
 def _sweep_cmd(spec, out, *extra, env=None):
     return subprocess.Popen(
         [sys.executable, "-m", "dcsim", "sweep", str(spec), "--out", str(out), "--quiet", *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
 
 
@@ -204,6 +221,7 @@ def test_resume_after_the_driver_is_killed(tmp_path):
     assert workers, "the driver should have worker processes"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+
     # The workers must not outlive their driver (they would block forever on its queue).
     def alive(pid):
         try:
@@ -261,8 +279,12 @@ def test_ray_executor_with_a_killed_worker(tmp_path):
     pids.mkdir()
     os.environ["DCSIM_SWEEP_PIDFILE_DIR"] = str(pids)
     try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 runtime_env={"env_vars": {"DCSIM_SWEEP_PIDFILE_DIR": str(pids)}})
+        ray.init(
+            num_cpus=2,
+            include_dashboard=False,
+            log_to_driver=False,
+            runtime_env={"env_vars": {"DCSIM_SWEEP_PIDFILE_DIR": str(pids)}},
+        )
         import threading
 
         killed = []

@@ -1,6 +1,6 @@
 """Typed stub of the native extension ``dcsim._dcsim`` (the Rust core)."""
 
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable
 
 __all__ = [
     "resolve_spec",
@@ -22,12 +22,12 @@ build_profile: str
 class InvalidSpec(ValueError):
     """A spec the simulator cannot run. ``args`` is ``(message, field_path, detail)``."""
 
-def resolve_spec(spec_json: str) -> Tuple[str, str]:
+def resolve_spec(spec_json: str) -> tuple[str, str]:
     """Resolve a spec (JSON text); returns ``(resolved_toml, resolved_json)``."""
 
 def run_spec(
-    spec_json: str, progress: Optional[Callable[[Dict[str, float]], object]] = None
-) -> Tuple[str, Dict[str, Tuple[str, bytes]]]:
+    spec_json: str, progress: Callable[[dict[str, float]], object] | None = None
+) -> tuple[str, dict[str, tuple[str, bytes]]]:
     """Run a spec; returns ``(summary_json, {column: (dtype, raw bytes)})``."""
 
 def version() -> str:

@@ -8,7 +8,7 @@ import os
 import platform
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Callable
 
 from . import _dcsim
 from .result import Result, columns_to_arrow, format_summary
@@ -18,9 +18,9 @@ from .spec import SpecLike, _raise_invalid, resolve
 def run(
     spec: SpecLike,
     *,
-    out: Optional[Union[str, os.PathLike]] = None,
-    progress: Optional[Callable[[Dict[str, float]], Any]] = None,
-    overrides: Optional[Dict[str, Any]] = None,
+    out: str | os.PathLike | None = None,
+    progress: Callable[[dict[str, float]], Any] | None = None,
+    overrides: dict[str, Any] | None = None,
     **kw_overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
@@ -29,7 +29,7 @@ def run(
     either in ``overrides={"workload.load": 0.7}`` or as keywords with ``__`` for the dot
     (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there.
     """
-    merged: Dict[str, Any] = dict(overrides or {})
+    merged: dict[str, Any] = dict(overrides or {})
     merged.update(kw_overrides)
     resolved = resolve(spec, merged)
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -45,7 +45,8 @@ def run(
     if out is not None:
         log = "\n".join(
             [
-                f"dcsim {_dcsim.__version__} ({_dcsim.build_profile}) on Python {platform.python_version()}, {platform.machine()}",
+                f"dcsim {_dcsim.__version__} ({_dcsim.build_profile}) "
+                f"on Python {platform.python_version()}, {platform.machine()}",
                 f"started   {started.isoformat(timespec='seconds')}",
                 f"spec hash {resolved.hash()}",
                 f"wall      {wall:.3f} s",

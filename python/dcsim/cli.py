@@ -5,7 +5,7 @@
     dcsim show SPEC.toml [--set key=value ...]
     dcsim sweep SPEC.toml [--out DIR] [--jobs N | --ray [ADDRESS]] [--scale NAME] [--fail-fast] [--dry-run]
     dcsim reproduce NAME|--all|--list [--scale quick|paper] [--jobs N | --ray [ADDRESS]] [--out DIR]
-    dcsim gallery [--results DIR] [--docs DIR] [--scale quick|paper]
+    dcsim gallery [--results DIR] [--docs DIR] [--scale quick|paper] [--refresh]
 
 A user mistake (bad spec, missing file, bad override) prints ``error: ...`` and exits with
 status 2 before anything runs; never a traceback.
@@ -16,8 +16,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, NoReturn
 
 from . import __version__
 from .progress import ProgressBar
@@ -28,14 +29,14 @@ EXIT_USAGE = 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 too; keep one style
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 too; keep one style
         self.print_usage(sys.stderr)
         print(f"error: {message}", file=sys.stderr)
         sys.exit(EXIT_USAGE)
 
 
-def _overrides(pairs: Sequence[str], seed: Optional[int]) -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
+def _overrides(pairs: Sequence[str], seed: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for kv in pairs:
         if "=" not in kv:
             raise SpecError(f"--set {kv!r}: expected section.key=value, e.g. workload.load=0.7", kv)
@@ -49,7 +50,11 @@ def _overrides(pairs: Sequence[str], seed: Optional[int]) -> Dict[str, Any]:
 def _add_spec_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="run spec (TOML)")
     p.add_argument(
-        "--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
         help="override a spec field, e.g. --set workload.load=0.7 (repeatable)",
     )
     p.add_argument("--seed", type=int, default=None, help="override the seed")
@@ -81,7 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", help="experiment name (see --list)")
     p.add_argument("--list", action="store_true", help="list the reproductions")
     p.add_argument("--all", action="store_true", help="reproduce every figure, then rebuild the gallery")
-    p.add_argument("--scale", default="quick", choices=["quick", "paper"], help="quick (minutes, default) or paper (the paper's flow counts)")
+    p.add_argument(
+        "--scale",
+        default="quick",
+        choices=["quick", "paper"],
+        help="quick (minutes, default) or paper (the paper's flow counts)",
+    )
     p.add_argument("--out", default="results", help="results directory (default: results/)")
     p.add_argument("--docs", default="docs", help="with --all: where the gallery goes (default: docs/)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -95,15 +105,23 @@ def build_parser() -> argparse.ArgumentParser:
         "--method",
         default="mg1",
         choices=["mg1", "equal-split", "pias", "pias-table"],
-        help="mg1: pFabric SIGCOMM'13 §6.1 model optimum; equal-split; pias: PIAS §3.3 closed form; pias-table: the PIAS authors' script values",
+        help=(
+            "mg1: pFabric (SIGCOMM'13) §6.1 model optimum; equal-split; pias: PIAS (NSDI'15) §3.3 closed form; "
+            "pias-table: the PIAS authors' script values"
+        ),
     )
     p.add_argument(
         "--base-rtt-us",
         type=float,
         default=0.0,
-        help="mg1: include this base round trip in every flow's FCT and ideal FCT, as simulations normalize (default 0: the paper's formula)",
+        help=(
+            "mg1: include this base round trip in every flow's FCT and ideal FCT, as simulations normalize "
+            "(default 0: the paper's formula)"
+        ),
     )
-    p.add_argument("--rate-gbps", type=float, default=10.0, help="link rate that converts --base-rtt-us to bytes (default 10)")
+    p.add_argument(
+        "--rate-gbps", type=float, default=10.0, help="link rate that converts --base-rtt-us to bytes (default 10)"
+    )
 
     sub.add_parser(
         "schema", help="print the JSON Schema of a run spec (for editor completion and validation)"
@@ -113,6 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--results", default="results")
     p.add_argument("--docs", default="docs")
     p.add_argument("--scale", default="quick", choices=["quick", "paper"])
+    p.add_argument(
+        "--refresh",
+        action="store_true",
+        help="rebuild from the figures and data in DOCS/figures/ (comparisons computed again; no results needed)",
+    )
     return parser
 
 
@@ -120,7 +143,11 @@ def _add_exec_args(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--jobs", "-j", type=int, default=None, help="local worker processes (default: one per core)")
     g.add_argument(
-        "--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
         help="run on a Ray cluster (ADDRESS, or a local Ray instance if omitted); needs dcsim[ray]",
     )
 
@@ -137,8 +164,13 @@ def _sweep_cmd(args) -> int:
         return 0
     out = Path(args.out or Path("sweeps") / Path(args.spec).stem)
     report = sweep_mod.run_sweep(
-        p, out, jobs=args.jobs, use_ray=args.ray is not None, ray_address=args.ray or None,
-        fail_fast=args.fail_fast, progress=False if args.quiet else None,
+        p,
+        out,
+        jobs=args.jobs,
+        use_ray=args.ray is not None,
+        ray_address=args.ray or None,
+        fail_fast=args.fail_fast,
+        progress=False if args.quiet else None,
     )
     retried = f", {len(report.retried)} retried after a worker died" if report.retried else ""
     print(
@@ -175,8 +207,13 @@ def _reproduce_cmd(args) -> int:
     for n in todo:
         print(f"== {n} ({args.scale})", file=sys.stderr)
         paths = rep.reproduce(
-            n, scale=args.scale, out_root=args.out, jobs=args.jobs, use_ray=args.ray is not None,
-            ray_address=args.ray or None, progress=False if args.quiet else None,
+            n,
+            scale=args.scale,
+            out_root=args.out,
+            jobs=args.jobs,
+            use_ray=args.ray is not None,
+            ray_address=args.ray or None,
+            progress=False if args.quiet else None,
         )
         print((paths["comparison"]).read_text())
         print(f"wrote {paths['figure']}, {paths['data']}, {paths['comparison']}")
@@ -185,9 +222,10 @@ def _reproduce_cmd(args) -> int:
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from . import api, spec as spec_mod
+    from . import api
+    from . import spec as spec_mod
 
     try:
         if args.command == "sweep":
@@ -198,7 +236,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             from . import _dcsim
 
             if not (args.base_rtt_us >= 0 and args.rate_gbps > 0):
-                raise SpecError(f"--base-rtt-us {args.base_rtt_us} must be >= 0 and --rate-gbps {args.rate_gbps} > 0", "base_rtt_us")
+                raise SpecError(
+                    f"--base-rtt-us {args.base_rtt_us} must be >= 0 and --rate-gbps {args.rate_gbps} > 0", "base_rtt_us"
+                )
             base = args.base_rtt_us * 1e-6 * args.rate_gbps * 1e9 / 8
             try:
                 t = _dcsim.thresholds(args.workload, args.load, args.queues, args.method, base_bytes=base)
@@ -213,7 +253,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"  queue {len(t)}: beyond")
             if args.method == "pias":
                 shares = _dcsim.pias_shares(args.load, args.queues)
-                print("PIAS §3.3 shares of flows per queue: " + ", ".join(f"{s:.3f}" for s in shares) + f" (sum {sum(shares):.6f})")
+                print(
+                    "PIAS §3.3 shares of flows per queue: "
+                    + ", ".join(f"{s:.3f}" for s in shares)
+                    + f" (sum {sum(shares):.6f})"
+                )
             with_base = f", base RTT {args.base_rtt_us:g} us = {base:,.0f} bytes" if base else ""
             print(f"M/G/1 model mean normalized FCT (as flow-size classes{with_base}): {model:.4f}")
             section = "pias" if pias else "pfabric"
@@ -227,7 +271,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.command == "gallery":
             from . import reproduce as rep
 
-            print(rep.gallery(args.results, args.docs, args.scale))
+            print(rep.gallery(args.results, args.docs, args.scale, refresh=args.refresh))
             return 0
         overrides = _overrides(args.sets, args.seed)
         if args.command == "validate":

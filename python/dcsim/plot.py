@@ -4,11 +4,12 @@ only — no simulation logic."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Dict, Iterable, Tuple
 
-#: Colour and marker per series name (protocols and the ideal reference).
-SERIES: Dict[str, Tuple[str, str]] = {
+#: Colour and marker per series name (protocols and the ideal reference), by the display names
+#: of :mod:`dcsim.experiments_support.schemes`.
+SERIES: dict[str, tuple[str, str | None]] = {
     "TCP": ("#7f7f7f", "v"),
     "DCTCP": ("#1f77b4", "s"),
     "pFabric": ("#d62728", "o"),
@@ -20,6 +21,11 @@ SERIES: Dict[str, Tuple[str, str]] = {
     "LAS": ("#8c564b", "<"),
     "L2DCT": ("#e377c2", ">"),
     "Ideal": ("#000000", None),
+    # pFabric over a few priority queues (pFabric SIGCOMM'13 Fig. 17).
+    "Q=2 (Optimized)": ("#9edae5", "v"),
+    "Q=4 (Optimized)": ("#17becf", "s"),
+    "Q=8 (Optimized)": ("#1f77b4", "D"),
+    "Q=4 (Equal split)": ("#7f7f7f", "x"),
 }
 
 
@@ -47,10 +53,10 @@ def pyplot():
     return plt
 
 
-def style(name: str) -> Dict[str, object]:
+def style(name: str) -> dict[str, object]:
     """Keyword arguments for `ax.plot` for series `name`."""
     color, marker = SERIES.get(name, (None, "o"))
-    kw: Dict[str, object] = {"label": name}
+    kw: dict[str, object] = {"label": name}
     if color:
         kw["color"] = color
     if marker:

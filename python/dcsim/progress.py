@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Dict, Optional, TextIO
+from typing import TextIO
 
 
 class ProgressBar:
     """Shows simulated time, flows done, events/s and an ETA for a run."""
 
-    def __init__(self, label: str = "", stream: Optional[TextIO] = None, enabled: Optional[bool] = None) -> None:
+    def __init__(self, label: str = "", stream: TextIO | None = None, enabled: bool | None = None) -> None:
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.label = label
         self.t0 = time.monotonic()
         self._drawn = False
 
-    def __call__(self, p: Dict[str, float]) -> bool:
+    def __call__(self, p: dict[str, float]) -> bool:
         if not self.enabled:
             return True
         done, total = p["flows_done"], max(p["flows_total"], 1)

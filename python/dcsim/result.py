@@ -12,7 +12,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
@@ -22,7 +22,7 @@ _NONE_U64 = np.uint64(2**64 - 1)
 _NONE_U32 = np.uint32(2**32 - 1)
 
 
-def columns_to_arrow(raw: Dict[str, tuple]) -> pa.Table:
+def columns_to_arrow(raw: dict[str, tuple]) -> pa.Table:
     """Builds the per-flow Arrow table from the core's raw little-endian columns."""
     c = {name: np.frombuffer(buf, dtype=np.dtype(dt)) for name, (dt, buf) in raw.items()}
     done = c["finish_ps"] != _NONE_U64
@@ -92,7 +92,7 @@ class Result:
     with one row per flow; ``table`` is the same as an Arrow table.
     """
 
-    def __init__(self, summary: Dict[str, Any], table: pa.Table, spec_toml: str, out_dir: Optional[Path] = None) -> None:
+    def __init__(self, summary: dict[str, Any], table: pa.Table, spec_toml: str, out_dir: Path | None = None) -> None:
         self.summary = summary
         self.table = table
         self.spec_toml = spec_toml
@@ -115,7 +115,7 @@ class Result:
             f"mean_slowdown={s['mean_slowdown']:.3f} p99_slowdown={s['p99_slowdown']:.3f}>"
         )
 
-    def write(self, out_dir: Union[str, os.PathLike], log: str = "") -> Path:
+    def write(self, out_dir: str | os.PathLike, log: str = "") -> Path:
         """Writes the run directory (see the module docs); returns its path."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -130,7 +130,7 @@ class Result:
         return out
 
     @classmethod
-    def read(cls, out_dir: Union[str, os.PathLike]) -> "Result":
+    def read(cls, out_dir: str | os.PathLike) -> Result:
         """Loads a complete run directory."""
         out = Path(out_dir)
         summary_path = out / "summary.json"
@@ -140,7 +140,7 @@ class Result:
         return cls(summary, pq.read_table(out / "flows.parquet"), (out / "spec.toml").read_text(), out)
 
 
-def format_summary(summary: Dict[str, Any]) -> str:
+def format_summary(summary: dict[str, Any]) -> str:
     """The summary as a plain-text table."""
     s = summary
     lines = [
@@ -163,7 +163,8 @@ def format_summary(summary: Dict[str, Any]) -> str:
         f"throughput        {s['throughput_gbps']:.1f} Gbps (fabric-wide goodput)",
         f"packets injected  {s['data_packets_injected']} data, {s['control_packets_injected']} control",
         "drops by hop      " + ", ".join(f"{k} {v}" for k, v in drops.items()),
-        f"events            {s['events']} in {s['wall_seconds']:.2f} s wall ({s['events_per_sec'] / 1e6:.2f} M events/s)",
+        f"events            {s['events']} in {s['wall_seconds']:.2f} s wall "
+        f"({s['events_per_sec'] / 1e6:.2f} M events/s)",
         f"simulated time    {s['sim_time_us'] / 1e3:.3f} ms",
     ]
     if s.get("mean_request_completion_us"):

@@ -8,8 +8,9 @@ import hashlib
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, NoReturn, Union
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -41,7 +42,7 @@ def parse_value(text: str) -> Any:
         return text
 
 
-def set_path(tree: Dict[str, Any], dotted: str, value: Any) -> None:
+def set_path(tree: dict[str, Any], dotted: str, value: Any) -> None:
     """Sets ``tree[a][b][c] = value`` for ``dotted = "a.b.c"``, creating tables."""
     parts = [p for p in dotted.replace("__", ".").split(".") if p]
     if not parts:
@@ -58,51 +59,116 @@ def set_path(tree: Dict[str, Any], dotted: str, value: Any) -> None:
     cur[parts[-1]] = value
 
 
-def load_tree(spec: SpecLike) -> tuple[Dict[str, Any], Optional[Path]]:
-    """Returns the spec as a tree plus the directory relative paths resolve against."""
+#: Spec fields whose values may be file paths (relative ones resolve against the spec file).
+_PATH_FIELDS = ("workload.flow_sizes", "workload.matrix", "workload.tenants")
+
+
+def load_tree(spec: SpecLike) -> tuple[dict[str, Any], Path | None]:
+    """Returns the spec as a tree plus the directory relative paths resolve against.
+
+    A spec file may name another in ``base = "path.toml"``: that file is loaded first (its own
+    ``base`` too) and this file's tables are merged over it (see :func:`merge_trees`). Relative
+    file paths resolve against the file that wrote them. A missing base file or a cycle of
+    bases is a :class:`SpecError` naming the file."""
     if isinstance(spec, Mapping):
-        return copy.deepcopy(dict(spec)), None
+        tree = copy.deepcopy(dict(spec))
+        return _with_base_file(tree, Path.cwd(), "<spec>", ()), None
     text_or_path = os.fspath(spec)
     path = Path(text_or_path)
-    looks_like_path = "\n" not in text_or_path and (
-        text_or_path.endswith(".toml") or path.exists()
-    )
+    looks_like_path = "\n" not in text_or_path and (text_or_path.endswith(".toml") or path.exists())
     if looks_like_path:
         if not path.is_file():
             raise SpecError(f"spec file {text_or_path} does not exist", text_or_path)
-        try:
-            return tomllib.loads(path.read_text()), path.resolve().parent
-        except tomllib.TOMLDecodeError as e:
-            raise SpecError(f"{text_or_path}: not valid TOML: {e}", text_or_path) from None
+        return _load_file(path, ()), path.resolve().parent
     try:
-        return tomllib.loads(text_or_path), None
+        tree = tomllib.loads(text_or_path)
     except tomllib.TOMLDecodeError as e:
         raise SpecError(f"spec text is not valid TOML: {e}", "<toml>") from None
+    return _with_base_file(tree, Path.cwd(), "<toml>", ()), None
 
 
-def _absolutize(tree: Dict[str, Any], base: Optional[Path]) -> None:
+def _load_file(path: Path, chain: tuple[Path, ...]) -> dict[str, Any]:
+    """One spec file with its chain of ``base`` files merged under it. `chain`: the files
+    that named this one as their base, outermost first."""
+    resolved = path.resolve()
+    if resolved in chain:
+        cycle = " -> ".join(str(p) for p in chain[chain.index(resolved) :] + (resolved,))
+        raise SpecError(f"{chain[-1]}: `base` files form a cycle: {cycle}", "base")
+    try:
+        tree = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{path}: not valid TOML: {e}", str(path)) from None
+    _absolutize_file_paths(tree, resolved.parent)
+    return _with_base_file(tree, resolved.parent, str(path), chain + (resolved,))
+
+
+def _with_base_file(tree: dict[str, Any], directory: Path, where: str, chain: tuple[Path, ...]) -> dict[str, Any]:
+    """`tree` merged over the file its ``base`` key names (relative to `directory`), if any."""
+    if "base" not in tree:
+        return tree
+    base = tree.pop("base")
+    if not isinstance(base, str) or not base:
+        raise SpecError(f"{where}: `base` must be the path of a spec file, got {base!r}", "base")
+    base_path = directory / base
+    if not base_path.is_file():
+        raise SpecError(f"{where}: base file {base_path} does not exist", "base")
+    return merge_trees(_load_file(base_path, chain), tree)
+
+
+def merge_trees(base: Mapping[str, Any], over: Mapping[str, Any], _section: str = "") -> dict[str, Any]:
+    """`over` merged over `base`: tables merge key by key, recursively; any other value (a
+    number, a string, an array), and each axis of a ``[sweep]`` table, is replaced whole."""
+    out = copy.deepcopy(dict(base))
+    for key, value in over.items():
+        old = out.get(key)
+        if isinstance(value, dict) and isinstance(old, dict) and _section != "sweep":
+            out[key] = merge_trees(old, value, key if not _section else f"{_section}.{key}")
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _absolutize_file_paths(tree: dict[str, Any], directory: Path) -> None:
+    """Makes the relative file paths a spec file writes absolute, relative to its directory:
+    in the workload, in sweep axes and in ``[scales.*]`` overrides."""
+    _absolutize(tree, directory)
+    scales = tree.get("scales")
+    tables = [tree.get("sweep")] + (list(scales.values()) if isinstance(scales, dict) else [])
+    for table in tables:
+        if isinstance(table, dict):
+            for key in _PATH_FIELDS:
+                if key in table:
+                    table[key] = _absolute(table[key], directory, key == "workload.matrix")
+
+
+def _absolute(v: Any, base: Path | None, trace: bool) -> Any:
+    """`v` (or each string in a list, at any depth) as an absolute path if it names a file
+    relative to `base` (or is a trace's .csv path), else unchanged (keywords, numbers,
+    absolute paths)."""
+    if isinstance(v, list):
+        return [_absolute(x, base, trace) for x in v]
+    if isinstance(v, str) and v.lower() not in _KEYWORDS:
+        p = Path(v)
+        if not p.is_absolute():
+            candidate = (base / p) if base is not None else p
+            if candidate.exists() or trace and v.endswith(".csv"):
+                return str(candidate.resolve())
+    return v
+
+
+def _absolutize(tree: dict[str, Any], base: Path | None) -> None:
     """Makes file paths in the workload absolute, relative to the spec file."""
     wl = tree.get("workload")
     if not isinstance(wl, dict):
         return
-
-    def absolute(v: Any, trace: bool) -> Any:
-        if isinstance(v, str) and v.lower() not in _KEYWORDS:
-            p = Path(v)
-            if not p.is_absolute():
-                candidate = (base / p) if base is not None else p
-                if candidate.exists() or trace and v.endswith(".csv"):
-                    return str(candidate.resolve())
-        return v
-
     for key in ("flow_sizes", "matrix"):
         if key in wl:
-            wl[key] = absolute(wl[key], key == "matrix")
+            wl[key] = _absolute(wl[key], base, key == "matrix")
     if isinstance(wl.get("tenants"), list):
-        wl["tenants"] = [absolute(v, False) for v in wl["tenants"]]
+        wl["tenants"] = _absolute(wl["tenants"], base, False)
 
 
-def build_tree(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+def build_tree(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The spec tree with overrides applied and paths made absolute (not yet resolved)."""
     tree, base = load_tree(spec)
     tree.pop("sweep", None)  # sweep axes and scales are expanded by dcsim.sweep, not by the core
@@ -113,8 +179,9 @@ def build_tree(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None) ->
     return tree
 
 
-def _raise_invalid(e: Exception) -> None:
-    args = getattr(e, "args", ())
+def _raise_invalid(e: Exception) -> NoReturn:
+    """Raises the core's InvalidSpec(message, field) as a SpecError."""
+    args: tuple[Any, ...] = tuple(getattr(e, "args", ()))
     message = args[0] if args else str(e)
     field = args[1] if len(args) > 1 else ""
     raise SpecError(str(message), str(field)) from None
@@ -123,7 +190,7 @@ def _raise_invalid(e: Exception) -> None:
 # Fields added after run stores existed, with their defaults. A run's identity leaves each
 # out while it holds its default, so runs stored before the field existed (which behaved
 # exactly as the default does) keep their hash and are not simulated again.
-ADDED_FIELDS: Dict[str, Any] = {
+ADDED_FIELDS: dict[str, Any] = {
     "workload.stop_when": "all-finished",
     "pfabric.classify": "flow-size",
 }
@@ -132,7 +199,7 @@ ADDED_FIELDS: Dict[str, Any] = {
 class ResolvedSpec:
     """A validated spec with every default filled in."""
 
-    def __init__(self, toml_text: str, tree: Dict[str, Any]) -> None:
+    def __init__(self, toml_text: str, tree: dict[str, Any]) -> None:
         self.toml = toml_text
         self.tree = tree
 
@@ -140,9 +207,9 @@ class ResolvedSpec:
     def json(self) -> str:
         return json.dumps(self.tree, sort_keys=True)
 
-    def hash(self) -> str:
-        """A stable identity: SHA-256 of the resolved spec and the dcsim version (fields in
-        :data:`ADDED_FIELDS` left out while at their defaults)."""
+    def identity(self) -> dict[str, Any]:
+        """The resolved spec as a run's identity sees it: fields in :data:`ADDED_FIELDS` left
+        out while at their defaults."""
         tree = copy.deepcopy(self.tree)
         for dotted, default in ADDED_FIELDS.items():
             *parents, leaf = dotted.split(".")
@@ -151,10 +218,14 @@ class ResolvedSpec:
                 section = section.get(part, {})
             if section.get(leaf) == default:
                 del section[leaf]
+        return tree
+
+    def hash(self) -> str:
+        """A stable identity: SHA-256 of :meth:`identity` and the dcsim version."""
         h = hashlib.sha256()
         h.update(_dcsim.__version__.encode())
         h.update(b"\0")
-        h.update(json.dumps(tree, sort_keys=True).encode())
+        h.update(json.dumps(self.identity(), sort_keys=True).encode())
         return h.hexdigest()[:16]
 
     def get(self, dotted: str) -> Any:
@@ -164,7 +235,7 @@ class ResolvedSpec:
         return cur
 
 
-def resolve(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None) -> ResolvedSpec:
+def resolve(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> ResolvedSpec:
     """Validates ``spec`` (a TOML path, TOML text or a dict) with ``overrides`` applied.
 
     Raises :class:`SpecError` naming the field, the value and what is allowed.
@@ -174,5 +245,4 @@ def resolve(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None) -> Re
         toml_text, json_text = _dcsim.resolve_spec(json.dumps(tree))
     except _dcsim.InvalidSpec as e:
         _raise_invalid(e)
-        raise  # unreachable
     return ResolvedSpec(toml_text, json.loads(json_text))

@@ -33,9 +33,10 @@ import sys
 import time
 import traceback
 import uuid
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable
 
 from . import _dcsim
 from .spec import ResolvedSpec, SpecError, SpecLike, load_tree, resolve, set_path
@@ -48,7 +49,7 @@ class PlannedRun:
     """One run of a sweep."""
 
     hash: str
-    params: Dict[str, Any]
+    params: dict[str, Any]
     spec: ResolvedSpec
 
 
@@ -56,9 +57,9 @@ class PlannedRun:
 class Plan:
     """The expanded sweep: its axes and its runs (deduplicated by hash)."""
 
-    axes: Dict[str, List[Any]]
-    runs: List[PlannedRun]
-    base_dir: Optional[Path] = None
+    axes: dict[str, list[Any]]
+    runs: list[PlannedRun]
+    base_dir: Path | None = None
 
 
 @dataclass
@@ -67,9 +68,9 @@ class Report:
 
     total: int
     skipped: int = 0
-    completed: List[str] = field(default_factory=list)
-    failed: Dict[str, str] = field(default_factory=dict)
-    retried: Dict[str, int] = field(default_factory=dict)
+    completed: list[str] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
+    retried: dict[str, int] = field(default_factory=dict)
     wall_seconds: float = 0.0
     interrupted: bool = False
 
@@ -78,13 +79,15 @@ class Report:
         return not self.failed and not self.interrupted
 
 
-def _axis_values(name: str, raw: Any) -> List[Any]:
+def _axis_values(name: str, raw: Any) -> list[Any]:
     if isinstance(raw, list):
         values = raw
     elif isinstance(raw, dict) and "range" in raw:
         extra = set(raw) - {"range", "step"}
         if extra:
-            raise SpecError(f"sweep axis `{name}`: unknown range option(s) {sorted(extra)}; use range and step", f"sweep.{name}")
+            raise SpecError(
+                f"sweep axis `{name}`: unknown range option(s) {sorted(extra)}; use range and step", f"sweep.{name}"
+            )
         r = raw["range"]
         if not (isinstance(r, list) and len(r) == 2 and all(isinstance(x, (int, float)) for x in r)):
             raise SpecError(f"sweep axis `{name}`: range must be [start, stop], got {r!r}", f"sweep.{name}")
@@ -112,7 +115,7 @@ def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def plan(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None, scale: Optional[str] = None) -> Plan:
+def plan(spec: SpecLike, overrides: Mapping[str, Any] | None = None, scale: str | None = None) -> Plan:
     """Expands a sweep spec into runs and validates every one before anything runs."""
     tree, base = load_tree(spec)
     sweep = tree.pop("sweep", {}) or {}
@@ -139,7 +142,7 @@ def plan(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None, scale: O
             suggestion = _suggest(name, default_paths)
             hint = f"; did you mean `{suggestion}`?" if suggestion else ""
             raise SpecError(f"sweep axis `{name}` is not a spec field{hint}", f"sweep.{name}")
-    groups: List[List[str]] = []
+    groups: list[list[str]] = []
     zipped = set()
     if not isinstance(zips, list) or not all(isinstance(g, list) for g in zips):
         raise SpecError("`sweep.zip` must be a list of lists of axis names", "sweep.zip")
@@ -155,11 +158,11 @@ def plan(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None, scale: O
     for name in axes:
         if name not in zipped:
             groups.append([name])
-    runs: List[PlannedRun] = []
+    runs: list[PlannedRun] = []
     seen = set()
     choices = [list(zip(*[axes[n] for n in g])) for g in groups]
     for combo in itertools.product(*choices):
-        params: Dict[str, Any] = {}
+        params: dict[str, Any] = {}
         for g, values in zip(groups, combo):
             params.update(dict(zip(g, values)))
         if flt is not None and not _keep(flt, params):
@@ -168,7 +171,7 @@ def plan(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None, scale: O
         merged = dict(overrides or {})
         merged.update(params)
         try:
-            resolved = resolve(_with_base(run_tree, base), merged)
+            resolved = resolve(run_tree, merged)
         except SpecError as e:
             raise SpecError(f"run {params}: {e}", e.field) from None
         h = resolved.hash()
@@ -181,19 +184,6 @@ def plan(spec: SpecLike, overrides: Optional[Mapping[str, Any]] = None, scale: O
     return Plan(axes, runs, base)
 
 
-def _with_base(tree: Dict[str, Any], base: Optional[Path]) -> Dict[str, Any]:
-    # Relative paths inside a sweep spec resolve against the sweep file.
-    if base is None:
-        return tree
-    wl = tree.get("workload")
-    if isinstance(wl, dict):
-        for key in ("flow_sizes", "matrix"):
-            v = wl.get(key)
-            if isinstance(v, str) and (base / v).exists():
-                wl[key] = str((base / v).resolve())
-    return tree
-
-
 def _leaves(tree: Mapping[str, Any], prefix: str = ""):
     for k, v in tree.items():
         if isinstance(v, dict):
@@ -202,7 +192,7 @@ def _leaves(tree: Mapping[str, Any], prefix: str = ""):
             yield f"{prefix}{k}"
 
 
-def _suggest(word: str, candidates: Sequence[str]) -> Optional[str]:
+def _suggest(word: str, candidates: Collection[str]) -> str | None:
     import difflib
 
     m = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
@@ -244,7 +234,7 @@ def _publish(staging: Path, final: Path) -> bool:
         raise
 
 
-def execute_to_bytes(spec_json: str) -> Tuple[str, bytes, str, str]:
+def execute_to_bytes(spec_json: str) -> tuple[str, bytes, str, str]:
     """Runs a resolved spec and returns (summary_json, flows_parquet_bytes, spec_toml, log):
     everything a run directory holds, for executors whose workers cannot write the driver's
     disk (Ray)."""
@@ -260,13 +250,16 @@ def execute_to_bytes(spec_json: str) -> Tuple[str, bytes, str, str]:
     buf = io.BytesIO()
     pq.write_table(table, buf, compression="zstd")
     toml_text, _ = _dcsim.resolve_spec(spec_json)
-    log = f"dcsim {_dcsim.__version__} worker pid {os.getpid()}\nwall {time.monotonic() - t0:.3f} s\n\n" + format_summary(
-        json.loads(summary_json)
+    log = (
+        f"dcsim {_dcsim.__version__} worker pid {os.getpid()}\nwall {time.monotonic() - t0:.3f} s\n\n"
+        + format_summary(json.loads(summary_json))
     )
     return summary_json, buf.getvalue(), toml_text, log + "\n"
 
 
-def write_run(out: Path, h: str, params: Mapping[str, Any], summary_json: str, parquet: bytes, spec_toml: str, log: str) -> bool:
+def write_run(
+    out: Path, h: str, params: Mapping[str, Any], summary_json: str, parquet: bytes, spec_toml: str, log: str
+) -> bool:
     """Writes one run directory atomically (staging + rename)."""
     from .result import atomic_write_bytes
 
@@ -301,7 +294,7 @@ def _worker_init(driver_pid: int) -> None:
         os._exit(1)
 
 
-def _local_task(out: str, h: str, params: Dict[str, Any], spec_json: str) -> Tuple[str, Optional[str]]:
+def _local_task(out: str, h: str, params: dict[str, Any], spec_json: str) -> tuple[str, str | None]:
     """Worker-process body: run, write, publish. Returns (hash, error text or None)."""
     try:
         if os.environ.get("DCSIM_SWEEP_PIDFILE_DIR"):  # test hook: lets a test find and kill this worker
@@ -318,7 +311,7 @@ class _Progress:
         self.total, self.enabled = total, enabled
         self.t0 = time.monotonic()
         self.done = self.failed = self.running = 0
-        self.durations: List[float] = []
+        self.durations: list[float] = []
 
     def draw(self) -> None:
         if not self.enabled:
@@ -366,13 +359,13 @@ def run_sweep(
     p: Plan,
     out: os.PathLike,
     *,
-    jobs: Optional[int] = None,
-    ray_address: Optional[str] = None,
+    jobs: int | None = None,
+    ray_address: str | None = None,
     use_ray: bool = False,
     fail_fast: bool = False,
-    progress: Optional[bool] = None,
+    progress: bool | None = None,
     max_attempts: int = 3,
-    on_event: Optional[Callable[[str, str], None]] = None,
+    on_event: Callable[[str, str], None] | None = None,
 ) -> Report:
     """Runs every run of `p` not already complete in `out`."""
     out = Path(out)
@@ -401,12 +394,14 @@ def run_sweep(
 
 def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) -> None:
     pending = list(todo)
-    attempts: Dict[str, int] = {}
+    attempts: dict[str, int] = {}
     by_hash = {r.hash: r for r in todo}
     ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
     while pending:
-        pool = cf.ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),))
-        futures: Dict[cf.Future, PlannedRun] = {}
+        pool = cf.ProcessPoolExecutor(
+            max_workers=min(jobs, len(pending)), mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
+        )
+        futures: dict[cf.Future, PlannedRun] = {}
         broken = False
         try:
             for r in pending:
@@ -535,8 +530,8 @@ def _ray_task(spec_json: str, h: str):
 # ---------------------------------------------------------------------------------------
 
 
-def _flatten(d: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
+def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for k, v in d.items():
         if isinstance(v, dict):
             out.update(_flatten(v, f"{prefix}{k}."))
@@ -545,7 +540,7 @@ def _flatten(d: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
     return out
 
 
-def complete_runs(out: os.PathLike) -> List[Path]:
+def complete_runs(out: os.PathLike) -> list[Path]:
     runs = Path(out) / "runs"
     if not runs.is_dir():
         return []
@@ -581,7 +576,7 @@ def load(out: os.PathLike, flows: bool = False):
         )
     rows = []
     for d in dirs:
-        row: Dict[str, Any] = {"run": d.name}
+        row: dict[str, Any] = {"run": d.name}
         params_path = d / "params.json"
         if params_path.exists():
             row.update(json.loads(params_path.read_text()))

@@ -1,0 +1,44 @@
+"""pFabric HotNets'12 Fig. 2: overall average normalized FCT vs load."""
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dcsim import plot as dplot
+from dcsim.experiments_support import pfabric_hotnets as hn
+
+TITLE = "pFabric HotNets'12 Fig. 2: overall average normalized FCT (54-host fat-tree)"
+
+
+def data(runs: pd.DataFrame) -> pd.DataFrame:
+    d = hn.data(runs)
+    return d[d.bin == "all"].reset_index(drop=True)
+
+
+def plot(d: pd.DataFrame, path: Path) -> None:
+    fig, axes = dplot.grid(2, TITLE, width_per_panel=4.2, height=3.0)
+    for ax, (w, label) in zip(axes, hn.WORKLOADS.items()):
+        for s in hn.SCHEMES:
+            ser = hn.series(d, w, "all", s)
+            ax.plot(ser.load, ser.mean_nfct, **dplot.style(s))
+        ax.set_title(f"({'ab'[list(hn.WORKLOADS).index(w)]}) {label} workload")
+        ax.set_xlabel("load")
+        ax.set_ylabel("normalized FCT (average)")
+        ax.set_yscale("log")
+    dplot.legend_once(axes)
+    dplot.save(fig, path)
+
+
+def compare(d: pd.DataFrame) -> dict[str, Any]:
+    ours: dict[str, Any] = {}
+    for w, label in hn.WORKLOADS.items():
+        for base in ("TCP", "DCTCP"):
+            for pf in ("MinTCP+pFabric", "LineRate+pFabric"):
+                ours[f"{label}: average FCT, {base} / {pf}, load 0.8"] = hn.value(d, w, "all", base, 0.8) / hn.value(
+                    d, w, "all", pf, 0.8
+                )
+        for pf in ("MinTCP+pFabric", "LineRate+pFabric"):
+            gap = hn.value(d, w, "all", pf, 0.8) / hn.value(d, w, "all", "Ideal", 0.8) - 1
+            ours[f"{label}: {pf} above Ideal at load 0.8 (overall average)"] = f"{gap * 100:+.0f} %"
+    return ours

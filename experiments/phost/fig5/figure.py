@@ -1,0 +1,111 @@
+"""pHost CoNEXT'15 Fig. 5: NFCT, throughput, deadlines met, 99th-percentile slowdown, drop rate
+vs load and drops per hop."""
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from dcsim import plot as dplot
+from dcsim.experiments_support import phost as ph
+
+TITLE = "pHost Fig. 5: the three protocols across metrics (load 0.6 unless shown)"
+SWEEP = "../fig3/sweep.toml"
+HOPS = {"source_nic": "NIC", "tor_uplink": "ToR up", "core": "core", "tor_downlink": "ToR down"}
+
+
+def data(runs: pd.DataFrame, store) -> pd.DataFrame:
+    d = ph.rows(runs)
+    # (d) is the tail of short flows (§4.3: "tail latency for short flows").
+    d["short_p99_slowdown"] = d.run.map(ph.short_p99(runs, store))
+    keep = [
+        "workload",
+        "protocol",
+        "load",
+        "deadlines",
+        "nfct",
+        "throughput_norm",
+        "deadline_met",
+        "mean_slowdown",
+        "short_mean_slowdown",
+        "short_p99_slowdown",
+        "p99_slowdown",
+        "drop_rate",
+        "injected_packets",
+    ]
+    keep += [f"drops_{h}" for h in HOPS]
+    return d[keep].reset_index(drop=True)
+
+
+def _main(d: pd.DataFrame) -> pd.DataFrame:
+    return d[(~d.deadlines) & ((d.load - 0.6).abs() < 1e-9)]
+
+
+def plot(d: pd.DataFrame, path: Path) -> None:
+    fig, axes = dplot.grid(6, TITLE, width_per_panel=3.9, height=2.9)
+    m = _main(d)
+    ph.bars(axes[0], m, "nfct", ph.WORKLOADS, ylabel="(a) normalized FCT")
+    ph.bars(axes[1], m, "throughput_norm", ph.WORKLOADS, ylabel="(b) throughput / access bandwidth")
+    ph.bars(axes[2], d[d.deadlines], "deadline_met", ph.WORKLOADS, ylabel="(c) fraction of deadlines met")
+    ph.bars(axes[3], m, "short_p99_slowdown", ph.WORKLOADS, ylabel="(d) short flows: 99th-pct slowdown")
+    ws = d[(~d.deadlines) & (d.workload == "websearch")]
+    for p in ph.PROTOCOLS.values():
+        s = ws[ws.protocol == p]
+        axes[4].plot(s.load, s.drop_rate * 100, **dplot.style(p))
+    axes[4].set_xlabel("load (web search)")
+    axes[4].set_ylabel("(e) drop rate, % of packets")
+    m_ws = m[m.workload == "websearch"]
+    x = np.arange(len(HOPS))
+    for i, p in enumerate(ph.PROTOCOLS.values()):
+        r = m_ws[m_ws.protocol == p]
+        ys = [float(r[f"drops_{h}"].iloc[0]) if len(r) else np.nan for h in HOPS]
+        axes[5].bar(x + (i - 1) * 0.27, np.maximum(ys, 0.5), 0.27, label=p, color=dplot.SERIES[p][0])
+    axes[5].set_xticks(x)
+    axes[5].set_xticklabels(list(HOPS.values()))
+    axes[5].set_yscale("log")
+    axes[5].set_ylabel("(f) drops per hop (web search, 0.6)")
+    dplot.legend_once(axes)
+    dplot.save(fig, path)
+
+
+def compare(d: pd.DataFrame) -> dict[str, Any]:
+    m = _main(d)
+    ours: dict[str, Any] = {}
+    for w, label in ph.WORKLOADS.items():
+        vals = [ph.value(m, "nfct", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
+        ours[f"{label}: NFCT, max / min over the protocols"] = max(vals) / min(vals)
+    dl = d[d.deadlines]
+    for w, label in ph.WORKLOADS.items():
+        vals = [ph.value(dl, "deadline_met", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
+        ours[f"{label}: deadlines met, max − min over the protocols (points)"] = (max(vals) - min(vals)) * 100
+    for w, label in ph.WORKLOADS.items():
+        for p in ("pFabric", "pHost"):
+            ours[f"{label}: {p} short-flow 99th-percentile slowdown"] = ph.value(
+                m, "short_p99_slowdown", workload=w, protocol=p
+            )
+        r = ph.value(m, "short_p99_slowdown", workload=w, protocol="Fastpass") / ph.value(
+            m, "short_mean_slowdown", workload=w, protocol="Fastpass"
+        )
+        ours[f"{label}: Fastpass short-flow p99 / mean slowdown"] = r
+    ws = m[m.workload == "websearch"]
+    pf = ws[ws.protocol == "pFabric"]
+    tot = sum(float(pf[f"drops_{h}"].iloc[0]) for h in HOPS) if len(pf) else 0.0
+    ours["Web search, pFabric: share of drops at the first hop (NIC)"] = (
+        float(pf["drops_source_nic"].iloc[0]) / tot if tot else float("nan")
+    )
+    ours["Web search, pFabric: share of drops at the last hop (ToR down)"] = (
+        float(pf["drops_tor_downlink"].iloc[0]) / tot if tot else float("nan")
+    )
+    for p in ("pHost", "pFabric", "Fastpass"):
+        own = ws[ws.protocol == p]
+        fabric = float(own["drops_tor_uplink"].iloc[0] + own["drops_core"].iloc[0]) if len(own) else float("nan")
+        ours[f"Web search, {p}: drops inside the fabric (ToR up + core) per million packets"] = (
+            fabric / float(own["injected_packets"].iloc[0]) * 1e6 if len(own) else float("nan")
+        )
+    for p in ("pHost", "Fastpass"):
+        own = ws[ws.protocol == p]
+        ours[f"Web search, {p}: drops at the first hop"] = (
+            float(own["drops_source_nic"].iloc[0]) if len(own) else float("nan")
+        )
+    return ours

@@ -1,0 +1,54 @@
+"""PIAS NSDI'15 Fig. 13: optimised (§3.3) vs equal-split thresholds, 2 and 4 queues."""
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dcsim.experiments_support import pias as pi
+from dcsim.experiments_support import schemes
+
+TITLE = "PIAS Fig. 13: optimised vs equal-split thresholds (web search, testbed setting)"
+LABELS = [
+    schemes.name("pias", {"pias.queues": k, "pias.threshold_method": m})
+    for k in (2, 4)
+    for m in ("closed-form", "equal-split")
+]
+
+
+def data(runs: pd.DataFrame) -> pd.DataFrame:
+    d = pi.rows(runs.assign(**{"workload.flow_sizes": "websearch"}))
+    r = runs.set_index("run")
+    d["scheme"] = [
+        schemes.name(
+            r.loc[h, "transport.protocol"],
+            {"pias.queues": int(r.loc[h, "pias.queues"]), "pias.threshold_method": r.loc[h, "pias.threshold_method"]},
+        )
+        for h in d.run
+    ]
+    return d.drop(columns=["run"])
+
+
+def plot(d: pd.DataFrame, path: Path) -> None:
+    pi.lines(
+        d,
+        [
+            ("websearch", "small_mean_fct_ms", "(0,100KB] average FCT, ms"),
+            ("websearch", "medium_mean_fct_ms", "(100KB,10MB] average FCT, ms"),
+        ],
+        LABELS,
+        TITLE,
+        path,
+    )
+
+
+def compare(d: pd.DataFrame) -> dict[str, Any]:
+    ours: dict[str, Any] = {}
+    for k in (2, 4):
+        r = [
+            pi.value(d, "websearch", f"{k} queues, optimised", ld, "medium_mean_fct_ms")
+            / pi.value(d, "websearch", f"{k} queues, equal split", ld, "medium_mean_fct_ms")
+            for ld in sorted(d.load.unique())
+        ]
+        ours[f"{k} queues: (100KB,10MB] average FCT, optimised / equal split, range over loads"] = (min(r), max(r))
+    return ours

@@ -1,0 +1,23 @@
+"""PIAS NSDI'15 Fig. 8: query completion times at 20 queries per second (Memcached benchmark in
+simulation), PIAS vs DCTCP."""
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dcsim.experiments_support import pias_queries as pq
+
+TITLE = "PIAS Fig. 8: query completion time, 20 queries/s over web-search background"
+
+
+def data(runs: pd.DataFrame, store) -> pd.DataFrame:
+    return pq.data(runs, store, 20)
+
+
+def plot(d: pd.DataFrame, path: Path) -> None:
+    pq.plot(d, TITLE, path)
+
+
+def compare(d: pd.DataFrame) -> dict[str, Any]:
+    return pq.compare(d)
