@@ -123,9 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--rate-gbps", type=float, default=10.0, help="link rate that converts --base-rtt-us to bytes (default 10)"
     )
 
-    sub.add_parser(
-        "schema", help="print the JSON Schema of a run spec (for editor completion and validation)"
-    )
+    sub.add_parser("schema", help="print the JSON Schema of a run spec (for editor completion and validation)")
 
     p = sub.add_parser("gallery", help="collect reproduced figures into docs/figures.md")
     p.add_argument("--results", default="results")
