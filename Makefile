@@ -16,7 +16,7 @@ $(PY):
 $(DEPS): pyproject.toml | $(PY)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "maturin>=1.5,<2" "numpy>=1.21" "pandas>=1.5" "pyarrow>=10" "matplotlib>=3.5" "pytest>=7" "mypy>=1.8" "ray>=2.9" \
-	  "ruff~=0.17.6" "pandas-stubs~=3.1.0"
+	  "ruff~=0.17.6" "pandas-stubs~=3.1.0" "hypothesis>=6"
 	touch $@
 
 # Builds the Rust core in release mode (LTO) and installs the package in editable mode.
@@ -48,9 +48,11 @@ bench: install
 	$(PY) benchmarks/sweep_efficiency.py
 
 # The long fuzz run: a million generated spec trees through the resolver (no panic, errors name
-# a field, resolution idempotent) and 600 scaled-down valid specs run with every invariant.
-fuzz:
+# a field, resolution idempotent), 600 scaled-down valid specs run with every invariant, and
+# 20,000 generated trees, TOML texts and overrides through the Python layer (SpecError or ok).
+fuzz: install
 	DCSIM_FUZZ_CASES=1000000 DCSIM_FUZZ_RUNS=600 cargo test --release -p dcsim --test it fuzz -- --nocapture
+	DCSIM_HYPOTHESIS_EXAMPLES=20000 $(PY) -m pytest -q tests/test_fuzz.py
 
 # Every reproduction at quick scale, then docs/figures.md.
 figures: install

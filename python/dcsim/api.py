@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _dcsim
-from .result import Result, columns_to_arrow, format_summary
+from .result import Result, check_out, columns_to_arrow, format_summary
 from .spec import SpecLike, _raise_invalid, resolve
 
 
@@ -21,17 +21,22 @@ def run(
     out: str | os.PathLike | None = None,
     progress: Callable[[dict[str, float]], Any] | None = None,
     overrides: dict[str, Any] | None = None,
+    force: bool = False,
     **kw_overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
 
     ``spec`` is a TOML file path, TOML text or a dict. Overrides name dotted spec paths,
     either in ``overrides={"workload.load": 0.7}`` or as keywords with ``__`` for the dot
-    (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there.
+    (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there;
+    a directory that already holds a complete run is replaced only with ``force=True``, and a
+    directory that cannot be written raises :class:`dcsim.SpecError` before anything runs.
     """
     merged: dict[str, Any] = dict(overrides or {})
     merged.update(kw_overrides)
     resolved = resolve(spec, merged)
+    if out is not None:
+        check_out(out, force)
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     try:
@@ -55,5 +60,5 @@ def run(
                 "",
             ]
         )
-        result.write(Path(out), log)
+        result.write(Path(out), log, force=force)
     return result

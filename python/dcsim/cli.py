@@ -67,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="run one simulation and print its summary")
     _add_spec_args(p)
     p.add_argument("--out", default=None, help="run directory (default: runs/<spec name>)")
+    p.add_argument("--force", action="store_true", help="replace a complete run already in the run directory")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary table")
     p = sub.add_parser("validate", help="check a spec without running it")
     _add_spec_args(p)
@@ -137,9 +138,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} must be at least 1")
+    return n
+
+
 def _add_exec_args(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--jobs", "-j", type=int, default=None, help="local worker processes (default: one per core)")
+    g.add_argument(
+        "--jobs", "-j", type=_positive_int, default=None, help="local worker processes (default: one per core)"
+    )
     g.add_argument(
         "--ray",
         nargs="?",
@@ -282,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         out = args.out or str(Path("runs") / Path(args.spec).stem)
         bar = ProgressBar(enabled=False if args.quiet else None)
         try:
-            result = api.run(args.spec, out=out, progress=bar, overrides=overrides)
+            result = api.run(args.spec, out=out, progress=bar, overrides=overrides, force=args.force)
         finally:
             bar.close()
     except SpecError as e:

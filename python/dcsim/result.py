@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from .spec import SpecError
 
 _NONE_U64 = np.uint64(2**64 - 1)
 _NONE_U32 = np.uint32(2**32 - 1)
@@ -85,6 +89,62 @@ def atomic_write_parquet(path: Path, table: pa.Table) -> None:
     _atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
+_RUN_FILES = {"flows.parquet", "summary.json", "spec.toml", "log.txt"}
+
+
+class OutputError(SpecError):
+    """A run directory that cannot be written: raised before anything is simulated."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "out")
+
+
+def _stale(path: Path) -> bool:
+    """True for a staging directory left by a process that no longer runs (its name ends in
+    ``-<pid>-<random>``)."""
+    try:
+        pid = int(path.name.split("-")[-2])
+    except (ValueError, IndexError):
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, another user's
+    return False
+
+
+def check_out(out: str | os.PathLike, force: bool = False) -> None:
+    """Checks, before a run, that its directory can be written: not a file, not a folder of
+    other files, not a complete run unless ``force``, and its parent writable. Clears what a
+    killed writer left beside it."""
+    out = Path(out)
+    try:
+        if out.exists() and not out.is_dir():
+            raise OutputError(f"{out} is a file, not a run directory")
+        if out.is_dir():
+            names = {n for n in os.listdir(out) if not n.startswith(".")}
+            if "summary.json" in names and not force:
+                raise OutputError(f"{out} already holds a complete run; pass --force (force=True) to replace it")
+            foreign = sorted(names - _RUN_FILES)
+            if foreign:
+                raise OutputError(
+                    f"{out} is not a run directory (it holds {', '.join(foreign[:3])}); choose another --out"
+                )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        for left in out.parent.glob(f".{out.name}.staging-*"):
+            if _stale(left):
+                shutil.rmtree(left, ignore_errors=True)
+        probe = out.parent / f".{out.name}.probe-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        probe.mkdir()
+        probe.rmdir()
+    except OutputError:
+        raise
+    except OSError as e:
+        raise OutputError(f"cannot write the run directory {out}: {e.strerror or e}") from None
+
+
 class Result:
     """The outcome of one run.
 
@@ -115,17 +175,33 @@ class Result:
             f"mean_slowdown={s['mean_slowdown']:.3f} p99_slowdown={s['p99_slowdown']:.3f}>"
         )
 
-    def write(self, out_dir: str | os.PathLike, log: str = "") -> Path:
-        """Writes the run directory (see the module docs); returns its path."""
+    def write(self, out_dir: str | os.PathLike, log: str = "", force: bool = False) -> Path:
+        """Writes the run directory (see the module docs); returns its path.
+
+        The files are written to a staging directory beside it and swapped in whole, so a
+        failure while writing (a full disk, a kill) never leaves a half-written run nor destroys
+        the run that was there. A directory that already holds a complete run is replaced only
+        with ``force``."""
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        done = out / "summary.json"
-        if done.exists():
-            done.unlink()  # the directory is incomplete until the new summary lands
-        atomic_write_parquet(out / "flows.parquet", self.table)
-        atomic_write_bytes(out / "spec.toml", self.spec_toml.encode())
-        atomic_write_bytes(out / "log.txt", log.encode())
-        atomic_write_bytes(done, (json.dumps(self.summary, indent=2, sort_keys=True) + "\n").encode())
+        check_out(out, force)
+        staging = out.parent / f".{out.name}.staging-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        old = out.parent / f".{out.name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        try:
+            staging.mkdir()
+            atomic_write_parquet(staging / "flows.parquet", self.table)
+            atomic_write_bytes(staging / "spec.toml", self.spec_toml.encode())
+            atomic_write_bytes(staging / "log.txt", log.encode())
+            summary = (json.dumps(self.summary, indent=2, sort_keys=True) + "\n").encode()
+            atomic_write_bytes(staging / "summary.json", summary)
+            if out.exists():
+                os.rename(out, old)
+            os.rename(staging, out)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            if old.exists() and not out.exists():
+                os.rename(old, out)  # put the previous run back
+            raise
+        shutil.rmtree(old, ignore_errors=True)
         self.out_dir = out
         return out
 

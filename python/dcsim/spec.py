@@ -4,8 +4,10 @@ in the Rust core, which fills every default and validates every field."""
 from __future__ import annotations
 
 import copy
+import datetime
 import hashlib
 import json
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -77,14 +79,57 @@ def load_tree(spec: SpecLike) -> tuple[dict[str, Any], Path | None]:
     path = Path(text_or_path)
     looks_like_path = "\n" not in text_or_path and (text_or_path.endswith(".toml") or path.exists())
     if looks_like_path:
+        if path.is_dir():
+            raise SpecError(f"{text_or_path} is a directory, not a spec file", text_or_path)
         if not path.is_file():
             raise SpecError(f"spec file {text_or_path} does not exist", text_or_path)
         return _load_file(path, ()), path.resolve().parent
-    try:
-        tree = tomllib.loads(text_or_path)
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"spec text is not valid TOML: {e}", "<toml>") from None
+    tree = _parse_toml(text_or_path, "spec text", "<toml>")
     return _with_base_file(tree, Path.cwd(), "<toml>", ()), None
+
+
+#: Deepest nesting a spec may have (its own tables go three deep).
+_MAX_DEPTH = 32
+
+
+def _parse_toml(text: str, what: str, field: str) -> dict[str, Any]:
+    """TOML text as a tree; every problem a :class:`SpecError` naming `what`."""
+    try:
+        tree = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(f"{what}: not valid TOML: {e}", field) from None
+    except RecursionError:
+        raise SpecError(f"{what}: nested deeper than TOML parsing allows", field) from None
+    check_values(tree)
+    return tree
+
+
+def check_values(tree: Mapping[str, Any]) -> None:
+    """Rejects values no spec field takes, naming where they are: dates and times (TOML has
+    them, specs do not), NaN and infinities, and nesting deeper than any spec table."""
+    stack: list[tuple[str, Any, int]] = [(k, v, 1) for k, v in tree.items()]
+    while stack:
+        path, v, depth = stack.pop()
+        if depth > _MAX_DEPTH:
+            raise SpecError(f"`{path}` is nested {depth} levels deep; a spec has at most a few", path)
+        if isinstance(v, (datetime.date, datetime.time)):
+            raise SpecError(f"`{path}`: {v} is a date or time, which no spec field takes", path)
+        if isinstance(v, float) and not math.isfinite(v):
+            raise SpecError(f"`{path}`: {v} is not a finite number", path)
+        if isinstance(v, Mapping):
+            stack.extend((f"{path}.{k}", x, depth + 1) for k, x in v.items())
+        elif isinstance(v, (list, tuple)):
+            stack.extend((f"{path}[{i}]", x, depth + 1) for i, x in enumerate(v))
+
+
+def _read_spec_text(path: Path) -> str:
+    """A spec file's text: UTF-8, a leading byte-order mark dropped."""
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise SpecError(f"{path} is not UTF-8 text (byte {e.start} cannot be decoded)", str(path)) from None
+    except OSError as e:
+        raise SpecError(f"cannot read spec file {path}: {e.strerror or e}", str(path)) from None
 
 
 def _load_file(path: Path, chain: tuple[Path, ...]) -> dict[str, Any]:
@@ -94,10 +139,7 @@ def _load_file(path: Path, chain: tuple[Path, ...]) -> dict[str, Any]:
     if resolved in chain:
         cycle = " -> ".join(str(p) for p in chain[chain.index(resolved) :] + (resolved,))
         raise SpecError(f"{chain[-1]}: `base` files form a cycle: {cycle}", "base")
-    try:
-        tree = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(f"{path}: not valid TOML: {e}", str(path)) from None
+    tree = _parse_toml(_read_spec_text(path), str(path), str(path))
     _absolutize_file_paths(tree, resolved.parent)
     return _with_base_file(tree, resolved.parent, str(path), chain + (resolved,))
 
@@ -241,6 +283,7 @@ def resolve(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> Resol
     Raises :class:`SpecError` naming the field, the value and what is allowed.
     """
     tree = build_tree(spec, overrides)
+    check_values(tree)  # overrides and dicts too: NaN would reach the core as invalid JSON
     try:
         toml_text, json_text = _dcsim.resolve_spec(json.dumps(tree))
     except _dcsim.InvalidSpec as e:

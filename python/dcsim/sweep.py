@@ -26,6 +26,7 @@ import concurrent.futures as cf
 import copy
 import itertools
 import json
+import math
 import multiprocessing
 import os
 import shutil
@@ -79,6 +80,10 @@ class Report:
         return not self.failed and not self.interrupted
 
 
+#: Most values one sweep axis may expand to.
+MAX_AXIS_POINTS = 100_000
+
+
 def _axis_values(name: str, raw: Any) -> list[Any]:
     if isinstance(raw, list):
         values = raw
@@ -92,10 +97,22 @@ def _axis_values(name: str, raw: Any) -> list[Any]:
         if not (isinstance(r, list) and len(r) == 2 and all(isinstance(x, (int, float)) for x in r)):
             raise SpecError(f"sweep axis `{name}`: range must be [start, stop], got {r!r}", f"sweep.{name}")
         start, stop = r
+        if not all(math.isfinite(x) for x in r):
+            raise SpecError(f"sweep axis `{name}`: range must be finite, got {r!r}", f"sweep.{name}")
+        if "step" not in raw and not all(isinstance(x, int) for x in r):
+            raise SpecError(
+                f"sweep axis `{name}`: a range of non-integers needs a step, e.g. {{ range = {r!r}, step = 0.1 }}",
+                f"sweep.{name}",
+            )
         step = raw.get("step", 1)
-        if not isinstance(step, (int, float)) or step <= 0:
+        if not isinstance(step, (int, float)) or not math.isfinite(step) or step <= 0:
             raise SpecError(f"sweep axis `{name}`: step must be a positive number, got {step!r}", f"sweep.{name}")
         n = int((stop - start) / step + 1e-9) + 1 if stop >= start else 0
+        if n > MAX_AXIS_POINTS:
+            raise SpecError(
+                f"sweep axis `{name}`: {n} values, more than the {MAX_AXIS_POINTS} a sweep axis may have",
+                f"sweep.{name}",
+            )
         values = [start + i * step for i in range(n)]
         if all(isinstance(x, int) for x in (start, stop, step)):
             values = [int(v) for v in values]
@@ -122,6 +139,8 @@ def plan(spec: SpecLike, overrides: Mapping[str, Any] | None = None, scale: str 
     scales = tree.pop("scales", {}) or {}
     if not isinstance(sweep, dict):
         raise SpecError("`sweep` must be a table of axes", "sweep")
+    if not isinstance(scales, dict) or not all(isinstance(v, dict) for v in scales.values()):
+        raise SpecError("`scales` must hold one table per scale, e.g. [scales.quick] with dotted overrides", "scales")
     if scale is not None:
         if scale not in scales:
             raise SpecError(f"unknown scale `{scale}`; this spec has {sorted(scales) or 'none'}", "scales")
@@ -294,13 +313,22 @@ def _worker_init(driver_pid: int) -> None:
         os._exit(1)
 
 
+def _started_marker(out: Path, h: str) -> Path:
+    """Exists while run `h` is being worked on by a pool worker."""
+    return out / "runs" / ".staging" / f"{h}.started"
+
+
 def _local_task(out: str, h: str, params: dict[str, Any], spec_json: str) -> tuple[str, str | None]:
     """Worker-process body: run, write, publish. Returns (hash, error text or None)."""
     try:
+        marker = _started_marker(Path(out), h)
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
         if os.environ.get("DCSIM_SWEEP_PIDFILE_DIR"):  # test hook: lets a test find and kill this worker
             Path(os.environ["DCSIM_SWEEP_PIDFILE_DIR"], f"{h}.pid").write_text(str(os.getpid()))
         summary_json, parquet, spec_toml, log = execute_to_bytes(spec_json)
         write_run(Path(out), h, params, summary_json, parquet, spec_toml, log)
+        marker.unlink(missing_ok=True)
         return h, None
     except BaseException:  # noqa: BLE001 — isolate every failure to its run
         return h, traceback.format_exc()
@@ -367,12 +395,51 @@ def run_sweep(
     max_attempts: int = 3,
     on_event: Callable[[str, str], None] | None = None,
 ) -> Report:
-    """Runs every run of `p` not already complete in `out`."""
+    """Runs every run of `p` not already complete in `out`.
+
+    One sweep at a time owns `out`: a second sweep on the same directory is refused while the
+    first runs (its in-flight runs and manifest are never touched)."""
     out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with _DirectoryLock(out):
+        return _run_locked(p, out, jobs, ray_address, use_ray, fail_fast, progress, max_attempts, on_event)
+
+
+class _DirectoryLock:
+    """An exclusive lock on a sweep directory (``.lock``, released when the process ends)."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / ".lock"
+        self.fd: int | None = None
+
+    def __enter__(self) -> _DirectoryLock:
+        import fcntl
+
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "another process"
+            os.close(fd)
+            raise SpecError(
+                f"another sweep (pid {holder}) is running in {self.path.parent}; wait for it or use another --out",
+                "--out",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the lock
+
+
+def _run_locked(p, out, jobs, ray_address, use_ray, fail_fast, progress, max_attempts, on_event) -> Report:
     _write_manifest(out, p)
     staging = out / "runs" / ".staging"
     if staging.exists():
-        shutil.rmtree(staging, ignore_errors=True)  # leftovers of a killed sweep
+        shutil.rmtree(staging, ignore_errors=True)  # leftovers of a killed sweep (we hold the lock)
     shutil.rmtree(out / "failed", ignore_errors=True)
     todo = [r for r in p.runs if not is_complete(out, r.hash)]
     report = Report(total=len(p.runs), skipped=len(p.runs) - len(todo))
@@ -405,7 +472,6 @@ def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) 
         broken = False
         try:
             for r in pending:
-                attempts[r.hash] = attempts.get(r.hash, 0) + 1
                 futures[pool.submit(_local_task, str(out), r.hash, r.params, r.spec.json)] = r
             pending = []
             bar.running = min(jobs, len(futures))
@@ -450,19 +516,27 @@ def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) 
             # A worker died (killed, out of memory, crashed): every run of this pool that did
             # not publish is retried in a fresh pool, up to max_attempts times.
             _kill_pool(pool)
+            # Only a run that had started counts an attempt (a death elsewhere in the pool does
+            # not use up the runs still waiting); if none had, every run counts one, so a pool
+            # that cannot start at all still ends.
+            started = {r.hash for r in futures.values() if _started_marker(out, r.hash).exists()}
+            for r in futures.values():
+                if r.hash in started or not started:
+                    attempts[r.hash] = attempts.get(r.hash, 0) + 1
+                _started_marker(out, r.hash).unlink(missing_ok=True)
             for r in futures.values():
                 if r.hash in report.completed or r.hash in report.failed or is_complete(out, r.hash):
                     if is_complete(out, r.hash) and r.hash not in report.completed:
                         report.completed.append(r.hash)
                         bar.done += 1
                     continue
-                if attempts[r.hash] >= max_attempts:
+                if attempts.get(r.hash, 0) >= max_attempts:
                     err = f"the worker process died {attempts[r.hash]} times running this run"
                     report.failed[r.hash] = err
                     _record_failure(out, r, err)
                     bar.failed += 1
                 else:
-                    report.retried[r.hash] = attempts[r.hash]
+                    report.retried[r.hash] = attempts.get(r.hash, 0)
                     pending.append(by_hash[r.hash])
             if on_event:
                 on_event("pool-restarted", ",".join(x.hash for x in pending))
