@@ -174,3 +174,11 @@ def test_scales_must_be_tables_and_jobs_positive(tmp_path):
 
     p = subprocess.run([sys.executable, "-m", "dcsim", "sweep", str(f), "--jobs", "-1"], capture_output=True, text=True)
     assert p.returncode == 2 and "must be at least 1" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_name_too_long_for_a_file_is_a_spec_error():
+    """Item 9: a 300-character value in a path-like field was an OSError traceback."""
+    for field in ("workload.flow_sizes", "workload.matrix"):
+        with pytest.raises(SpecError) as e:
+            dcsim.spec.resolve({}, {field: "x" * 300 + (".csv" if field.endswith("matrix") else "")})
+        assert e.value.field == field

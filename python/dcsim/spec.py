@@ -193,7 +193,11 @@ def _absolute(v: Any, base: Path | None, trace: bool) -> Any:
         p = Path(v)
         if not p.is_absolute():
             candidate = (base / p) if base is not None else p
-            if candidate.exists() or trace and v.endswith(".csv"):
+            try:
+                exists = candidate.exists()
+            except OSError:  # a name too long to be a file (the core then says what it is not)
+                exists = False
+            if exists or trace and v.endswith(".csv"):
                 return str(candidate.resolve())
     return v
 

@@ -79,8 +79,8 @@ pub struct Timeseries {
     pub truncated: bool,
 }
 
-/// The most samples a time series keeps (32 MB).
-pub const MAX_SAMPLES: usize = 1_000_000;
+/// The most samples a time series keeps (a few MB in `summary.json`).
+pub const MAX_SAMPLES: usize = 100_000;
 
 /// The summary of one run; `summary.json`.
 #[derive(Debug, Clone, Serialize)]
