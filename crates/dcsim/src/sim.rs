@@ -65,7 +65,6 @@ pub struct Simulation {
 impl Simulation {
     /// Builds everything `spec` describes. Fails only on spec problems.
     pub fn new(spec: Spec) -> Result<Self, SpecError> {
-        let workload = Generator::new(&spec)?;
         let parts = crate::transport::assemble(&spec);
         let plan = parts.ports;
         let timeline = spec.engine.fifo_timeline;
@@ -88,6 +87,7 @@ impl Simulation {
             (queue, plan.marking)
         };
         let net = Network::build_with_service_hosts(&spec.topology, parts.service_hosts, &factory);
+        let workload = Generator::new(&spec, &net.host_racks(spec.topology.n_hosts()))?;
         let fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
         let stop_at = if spec.workload.duration_ms > 0.0 {
             SimTime::from_secs_f64(spec.workload.duration_ms / 1e3)

@@ -20,14 +20,22 @@ pub enum FlowSizes {
     Fixed(u64),
     /// Two sizes, see `workload.bimodal`.
     Bimodal,
+    /// Uniform in `[lo, hi]` bytes (PASE SIGCOMM'14 §4.3: `{ uniform = [100000, 500000] }`).
+    Uniform(u64, u64),
 }
 
 impl Serialize for FlowSizes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
         match self {
             FlowSizes::Named(n) | FlowSizes::File(n) => s.serialize_str(n),
             FlowSizes::Fixed(b) => s.serialize_u64(*b),
             FlowSizes::Bimodal => s.serialize_str("bimodal"),
+            FlowSizes::Uniform(lo, hi) => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("uniform", &[lo, hi])?;
+                m.end()
+            }
         }
     }
 }
@@ -38,7 +46,7 @@ impl FlowSizes {
         match self {
             FlowSizes::Named(n) => Some(crate::cdf::load(n, false)),
             FlowSizes::File(p) => Some(crate::cdf::load(p, true)),
-            FlowSizes::Fixed(_) | FlowSizes::Bimodal => None,
+            FlowSizes::Fixed(_) | FlowSizes::Bimodal | FlowSizes::Uniform(..) => None,
         }
     }
 }
@@ -55,6 +63,14 @@ pub enum Matrix {
     /// Every flow goes to host 0 from a random other host (the PIAS testbed's client fetching
     /// from its servers); the load is on host 0's link.
     FanIn,
+    /// Senders in the left half of the racks (pods of a fat-tree; hosts, with one rack) send
+    /// to receivers in the right half, so the fabric's core is the bottleneck (PASE
+    /// SIGCOMM'14 §4.2, "left-right inter-rack"). The load is on the senders' links.
+    LeftRight,
+    /// All-to-all within rack 0: each flow goes to the next host of the rack in round robin
+    /// (the aggregator) from a random other host of the rack (PASE SIGCOMM'14 §4.2,
+    /// "all-to-all intra-rack"). The load is on each host's link.
+    IntraRack,
     /// Flows read from a CSV trace.
     Trace(String),
 }
@@ -66,6 +82,8 @@ impl Serialize for Matrix {
             Matrix::Permutation => "permutation",
             Matrix::Incast => "incast",
             Matrix::FanIn => "fan-in",
+            Matrix::LeftRight => "left-right",
+            Matrix::IntraRack => "intra-rack",
             Matrix::Trace(p) => p,
         })
     }
@@ -97,7 +115,8 @@ pub struct WorkloadSpec {
     /// Mean flow size used for the arrival rate, bytes; 0 (default) = the exact mean of the
     /// size distribution as sampled. The ns-2 scripts use 1138 × 1460 B for web search.
     pub mean_size_bytes: u64,
-    /// `all-to-all` (default), `permutation`, `incast`, or a trace CSV path.
+    /// `all-to-all` (default), `permutation`, `incast`, `fan-in`, `left-right`, `intra-rack`,
+    /// or a trace CSV path.
     pub matrix: Matrix,
     /// One flow-size choice per tenant (same forms as `flow_sizes`, which they replace); flow
     /// k belongs to tenant k mod n. Empty (default): one tenant.
@@ -185,13 +204,39 @@ fn parse_flow_sizes(v: Option<&Value>, field: String) -> Result<FlowSizes, SpecE
                 ));
             }
         }
+        Some(Value::Object(m)) => {
+            let range = match (m.len(), m.get("uniform")) {
+                (1, Some(Value::Array(r))) if r.len() == 2 => {
+                    let b = |v: &Value| match v {
+                        Value::String(x) => parse_bytes(x),
+                        other => as_u64(other),
+                    };
+                    b(&r[0]).zip(b(&r[1]))
+                }
+                _ => None,
+            };
+            match range {
+                Some((lo, hi)) if 1 <= lo && lo <= hi && hi <= MAX_FLOW_BYTES => {
+                    FlowSizes::Uniform(lo, hi)
+                }
+                _ => {
+                    return Err(SpecError::new(
+                        field,
+                        format!(
+                            "{} is not a size range: write {{ uniform = [lo, hi] }} with 1 <= lo <= hi <= {MAX_FLOW_BYTES} bytes",
+                            show(&Value::Object(m.clone()))
+                        ),
+                    ))
+                }
+            }
+        }
         Some(v) => match as_u64(v) {
             Some(b) => FlowSizes::Fixed(b),
             None => {
                 return Err(SpecError::new(
                     field.clone(),
                     format!(
-                        "must be a workload name, a CDF path or a byte count, got {} {}",
+                        "must be a workload name, a CDF path, a byte count or {{ uniform = [lo, hi] }}, got {} {}",
                         type_name(v),
                         show(v)
                     ),
@@ -217,9 +262,8 @@ fn parse_flow_sizes(v: Option<&Value>, field: String) -> Result<FlowSizes, SpecE
 
 /// Resolves `[workload]` for `topo`.
 pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, SpecError> {
-    const SIZES: &[&str] = &["string", "integer"];
-    const SIZES_NOTE: &str =
-        "\"websearch\", \"datamining\", \"imc10\", \"bimodal\", a CDF file path, or a byte count";
+    const SIZES: &[&str] = &["string", "integer", "object"];
+    const SIZES_NOTE: &str = "\"websearch\", \"datamining\", \"imc10\", \"bimodal\", a CDF file path, a byte count, or { uniform = [lo, hi] }";
     w.declare("flow_sizes", Kind::Custom { types: SIZES, note: SIZES_NOTE }, "websearch".into());
     w.declare(
         "tenants",
@@ -235,7 +279,7 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
         "matrix",
         Kind::Custom {
             types: &["string"],
-            note: "\"all-to-all\", \"permutation\", \"incast\", \"fan-in\", or a trace CSV path",
+            note: "\"all-to-all\", \"permutation\", \"incast\", \"fan-in\", \"left-right\", \"intra-rack\", or a trace CSV path",
         },
         "all-to-all".into(),
     );
@@ -307,11 +351,14 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
             "permutation" => Matrix::Permutation,
             "incast" => Matrix::Incast,
             "fan-in" => Matrix::FanIn,
+            "left-right" => Matrix::LeftRight,
+            "intra-rack" => Matrix::IntraRack,
             _ if s.ends_with(".csv") || std::path::Path::new(s).exists() => {
                 Matrix::Trace(s.to_string())
             }
             _ => {
-                let names = ["all-to-all", "permutation", "incast", "fan-in"];
+                let names =
+                    ["all-to-all", "permutation", "incast", "fan-in", "left-right", "intra-rack"];
                 let hint = suggest(s, &names)
                     .map(|n| format!(" (did you mean \"{n}\"?)"))
                     .unwrap_or_default();

@@ -246,6 +246,11 @@ impl Network {
         Network::build_with_service_hosts(spec, 0, factory)
     }
 
+    /// The rack (edge switch) of each of the first `n` hosts.
+    pub fn host_racks(&self, n: u32) -> Vec<u32> {
+        (0..n).map(|h| self.rack(h)).collect()
+    }
+
     /// Builds the topology `spec` plus `extra` service hosts (ids right after the topology's
     /// hosts, before any switch) attached to host 0's edge switch: the Fastpass arbiter.
     pub fn build_with_service_hosts(

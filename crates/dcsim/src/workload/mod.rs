@@ -62,10 +62,9 @@ pub fn per_host_rate(bps: f64, rho: f64, mean_bytes: f64) -> f64 {
 }
 
 enum Source {
-    /// `permutation`: each source's one partner; `to`: every flow's destination (fan-in).
+    /// Poisson arrivals between the pairs `pairs` draws.
     Poisson {
-        permutation: Option<Vec<u32>>,
-        to: Option<u32>,
+        pairs: Pairs,
     },
     Incast {
         senders: u32,
@@ -74,6 +73,42 @@ enum Source {
         rows: Vec<trace::TraceRow>,
         pos: usize,
     },
+}
+
+/// How a Poisson flow's source and destination are drawn.
+enum Pairs {
+    /// Any two distinct hosts.
+    AllToAll,
+    /// Each source's one partner.
+    Permutation(Vec<u32>),
+    /// Every flow to this host from another (fan-in).
+    To(u32),
+    /// From a host of `left` to one of `right`.
+    LeftRight { left: Vec<u32>, right: Vec<u32> },
+    /// Within `hosts`: to the next in round robin, from another.
+    IntraRack { hosts: Vec<u32>, next: usize },
+}
+
+/// The hosts of the left and the right half of the racks (by rack number; with a single rack,
+/// the halves of the hosts), for [`Matrix::LeftRight`].
+fn halves(racks: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let n_racks = racks.iter().max().map_or(1, |r| r + 1);
+    let hosts = 0..racks.len() as u32;
+    if n_racks >= 2 {
+        hosts.partition(|&h| racks[h as usize] < n_racks / 2)
+    } else {
+        hosts.partition(|&h| h < racks.len() as u32 / 2)
+    }
+}
+
+/// A uniformly random index below `n` other than `not`.
+fn other(rng: &mut Rng, n: u32, not: u32) -> u32 {
+    let d = rng.below(n as u64 - 1) as u32;
+    if d >= not {
+        d + 1
+    } else {
+        d
+    }
 }
 
 /// Produces the run's flows in arrival order.
@@ -124,8 +159,9 @@ struct Queries {
 const LABEL_FROM_ID: u64 = u64::MAX;
 
 impl Generator {
-    /// The generator for `spec`, drawing from sub-streams of `spec.seed`.
-    pub fn new(spec: &Spec) -> Result<Self, SpecError> {
+    /// The generator for `spec`, drawing from sub-streams of `spec.seed`; `racks[h]` is host
+    /// `h`'s rack (edge switch).
+    pub fn new(spec: &Spec, racks: &[u32]) -> Result<Self, SpecError> {
         let w = &spec.workload;
         let n_hosts = spec.topology.n_hosts();
         let sizes = if w.tenants.is_empty() {
@@ -160,7 +196,7 @@ impl Generator {
         let mut rng_pair = Stream::HostPairs.rng(spec.seed);
         let (source, mean_gap_s, limit) = match &w.matrix {
             Matrix::AllToAll => (
-                Source::Poisson { permutation: None, to: None },
+                Source::Poisson { pairs: Pairs::AllToAll },
                 1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)),
                 w.flows,
             ),
@@ -173,17 +209,31 @@ impl Generator {
                     p.swap(i, j);
                 }
                 (
-                    Source::Poisson { permutation: Some(p), to: None },
+                    Source::Poisson { pairs: Pairs::Permutation(p) },
                     1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)),
                     w.flows,
                 )
             }
             // One receiver's link carries the load: flows arrive at one host link's rate.
             Matrix::FanIn => (
-                Source::Poisson { permutation: None, to: Some(0) },
+                Source::Poisson { pairs: Pairs::To(0) },
                 1.0 / per_host_rate(bps, w.load, mean),
                 w.flows,
             ),
+            // The senders' links carry the load.
+            Matrix::LeftRight => {
+                let (left, right) = halves(racks);
+                let gap = 1.0 / (left.len() as f64 * per_host_rate(bps, w.load, mean));
+                (Source::Poisson { pairs: Pairs::LeftRight { left, right } }, gap, w.flows)
+            }
+            // Each host of the rack is the destination of one flow in n: its link carries the
+            // load.
+            Matrix::IntraRack => {
+                let hosts: Vec<u32> =
+                    (0..n_hosts).filter(|&h| racks[h as usize] == racks[0]).collect();
+                let gap = 1.0 / (hosts.len() as f64 * per_host_rate(bps, w.load, mean));
+                (Source::Poisson { pairs: Pairs::IntraRack { hosts, next: 0 } }, gap, w.flows)
+            }
             Matrix::Incast => {
                 // Each request delivers a whole sampled size to one receiver, so receivers see
                 // load ρ: requests arrive at n_hosts · λ(ρ, E[request size]).
@@ -331,15 +381,6 @@ impl Generator {
         self.with_deadline(f)
     }
 
-    fn other_host(&mut self, src: u32) -> u32 {
-        let d = self.rng_pair.below(self.n_hosts as u64 - 1) as u32;
-        if d >= src {
-            d + 1
-        } else {
-            d
-        }
-    }
-
     /// The next background flow (id and label given by [`Generator::emit`]).
     fn next_background(&mut self) -> Option<FlowArrival> {
         if self.bg_issued >= self.limit {
@@ -351,21 +392,32 @@ impl Generator {
         }
         let id = self.bg_issued as u32;
         let flow = match &mut self.source {
-            Source::Poisson { permutation, to } => {
+            Source::Poisson { pairs } => {
                 if !self.at_start {
                     self.now_s += self.rng_time.exponential(self.mean_gap_s);
                 }
                 let tenant =
                     tenant_of(id, self.sizes.len(), &self.tenant_cdf, &mut self.rng_tenant);
-                let (src, dst) = match (permutation, *to) {
-                    (_, Some(d)) => (self.other_host(d), d),
-                    (Some(p), None) => {
-                        let src = self.rng_pair.below(self.n_hosts as u64) as u32;
+                let rng = &mut self.rng_pair;
+                let (src, dst) = match pairs {
+                    Pairs::To(d) => (other(rng, self.n_hosts, *d), *d),
+                    Pairs::Permutation(p) => {
+                        let src = rng.below(self.n_hosts as u64) as u32;
                         (src, p[src as usize])
                     }
-                    (None, None) => {
-                        let src = self.rng_pair.below(self.n_hosts as u64) as u32;
-                        (src, self.other_host(src))
+                    Pairs::AllToAll => {
+                        let src = rng.below(self.n_hosts as u64) as u32;
+                        (src, other(rng, self.n_hosts, src))
+                    }
+                    Pairs::LeftRight { left, right } => {
+                        let src = left[rng.below(left.len() as u64) as usize];
+                        (src, right[rng.below(right.len() as u64) as usize])
+                    }
+                    Pairs::IntraRack { hosts, next } => {
+                        let d = *next % hosts.len();
+                        *next += 1;
+                        let s = other(rng, hosts.len() as u32, d as u32) as usize;
+                        (hosts[s], hosts[d])
                     }
                 };
                 let size = self.sizes[tenant as usize].sample(&mut self.rng_size);
@@ -454,7 +506,15 @@ mod tests {
     use super::*;
 
     fn gen(extra: &str) -> Generator {
-        Generator::new(&Spec::from_toml_str(extra).unwrap()).unwrap()
+        let spec = Spec::from_toml_str(extra).unwrap();
+        let factory = |_| {
+            (
+                crate::queue::PortQueue::Timeline(crate::queue::DropTail::new(1 << 20)),
+                crate::queue::EcnMarking::Off,
+            )
+        };
+        let net = crate::topology::Network::build(&spec.topology, &factory);
+        Generator::new(&spec, &net.host_racks(spec.topology.n_hosts())).unwrap()
     }
 
     #[test]
@@ -475,6 +535,40 @@ mod tests {
         let load = bytes * 8.0 / last.as_secs_f64() / (144.0 * 10e9);
         assert!((load - 0.6).abs() < 0.03, "measured load {load}");
         assert!(srcs.iter().all(|&c| c > 1100 && c < 1700), "{srcs:?}");
+    }
+
+    #[test]
+    fn uniform_sizes_cover_the_range_with_its_mean() {
+        let mut g = gen("[workload]\nflow_sizes = { uniform = [100000, 500000] }\nflows = 20000");
+        let sizes: Vec<u64> = std::iter::from_fn(|| g.next_flow()).map(|f| f.size_bytes).collect();
+        assert!(sizes.iter().all(|&b| (100_000..=500_000).contains(&b)));
+        let mean = sizes.iter().sum::<u64>() as f64 / sizes.len() as f64;
+        assert!((mean - 300_000.0).abs() < 3000.0, "{mean}");
+        assert!(sizes.iter().any(|&b| b < 110_000) && sizes.iter().any(|&b| b > 490_000));
+    }
+
+    #[test]
+    fn left_right_flows_cross_from_the_left_racks_to_the_right() {
+        // 9 racks of 16: racks 0-3 (hosts 0-63) send, racks 4-8 (hosts 64-143) receive.
+        let mut g = gen("[workload]\nmatrix = \"left-right\"\nflows = 4000");
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        assert!(flows.iter().all(|f| f.src < 64 && f.dst >= 64), "all left to right");
+        let senders: std::collections::HashSet<u32> = flows.iter().map(|f| f.src).collect();
+        let receivers: std::collections::HashSet<u32> = flows.iter().map(|f| f.dst).collect();
+        assert_eq!((senders.len(), receivers.len()), (64, 80));
+        // The load is on the 64 senders' links: 64 × λ flows per second.
+        let all = gen("[workload]\nflows = 4000").mean_gap_s;
+        assert!((g.mean_gap_s / all - 144.0 / 64.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn intra_rack_flows_go_round_robin_to_the_racks_hosts() {
+        let mut g = gen("[workload]\nmatrix = \"intra-rack\"\nflows = 320");
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        for (k, f) in flows.iter().enumerate() {
+            assert_eq!(f.dst, k as u32 % 16, "aggregators in round robin");
+            assert!(f.src < 16 && f.src != f.dst, "a sender of the same rack");
+        }
     }
 
     #[test]

@@ -13,6 +13,8 @@ pub enum FlowSizeSampler {
     Cdf(Cdf, SizeSampling),
     /// Always the same size.
     Fixed(u64),
+    /// Uniform in `[lo, hi]` bytes.
+    Uniform(u64, u64),
     /// `small` with probability `p_small`, else `large`.
     Bimodal {
         /// Small size, bytes.
@@ -39,6 +41,7 @@ impl FlowSizeSampler {
                 FlowSizeSampler::Cdf(cdf, w.size_sampling)
             }
             FlowSizes::Fixed(b) => FlowSizeSampler::Fixed(*b),
+            FlowSizes::Uniform(lo, hi) => FlowSizeSampler::Uniform(*lo, *hi),
             FlowSizes::Bimodal => FlowSizeSampler::Bimodal {
                 small: w.bimodal.small_bytes.max(1),
                 large: w.bimodal.large_bytes.max(1),
@@ -55,6 +58,7 @@ impl FlowSizeSampler {
                 cdf.sample_pkts(rng.next_f64(), *mode) * MSS_BYTES as u64
             }
             FlowSizeSampler::Fixed(b) => *b,
+            FlowSizeSampler::Uniform(lo, hi) => lo + rng.below(hi - lo + 1),
             FlowSizeSampler::Bimodal { small, large, p_small } => {
                 if rng.chance(*p_small) {
                     *small
@@ -70,6 +74,7 @@ impl FlowSizeSampler {
         match self {
             FlowSizeSampler::Cdf(cdf, mode) => cdf.mean_pkts(*mode) * MSS_BYTES as f64,
             FlowSizeSampler::Fixed(b) => *b as f64,
+            FlowSizeSampler::Uniform(lo, hi) => (*lo + *hi) as f64 / 2.0,
             FlowSizeSampler::Bimodal { small, large, p_small } => {
                 p_small * *small as f64 + (1.0 - p_small) * *large as f64
             }

@@ -183,6 +183,11 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
                 "workload.query_fanout=4",
             ],
         ),
+        (
+            "left-right-dctcp",
+            vec!["workload.matrix=left-right", "workload.flow_sizes={ uniform = [2000, 198000] }"],
+        ),
+        ("intra-rack-tcp", vec!["workload.matrix=intra-rack", "transport.protocol=tcp"]),
         // Port disciplines and forwarding.
         ("event-ports-tcp", vec!["transport.protocol=tcp", "engine.fifo_timeline=false"]),
         ("event-ports-dctcp", vec!["engine.fifo_timeline=false"]),
