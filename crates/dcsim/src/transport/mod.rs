@@ -15,6 +15,7 @@
 //! over [`AnyHost`] and, inside the window mechanism, static (generic over the policy): never a
 //! boxed trait object on the per-packet path.
 
+pub mod arbitration;
 pub mod window;
 
 use crate::fabric::{Event, Fabric};
