@@ -170,6 +170,16 @@ impl Fabric {
         self.offer(nic, id);
     }
 
+    /// Switch `node` sends `p` (a control packet its arbitrator answers with): it leaves by
+    /// the switch's route towards `p.dst`.
+    pub fn send_from_switch(&mut self, node: u32, p: Packet) {
+        debug_assert!(p.is_control());
+        self.counters.created += 1;
+        self.counters.control += 1;
+        let id = self.pool.alloc(p);
+        self.on_arrive_at_switch(node, id);
+    }
+
     /// When host `host`'s NIC will have sent everything queued at it now.
     #[inline]
     pub fn nic_idle_at(&self, host: u32) -> SimTime {

@@ -82,6 +82,9 @@ pub struct Packet {
     pub class: u8,
     /// True for a data packet that is a retransmission (for statistics).
     pub retransmit: bool,
+    /// A control packet the switches' arbitrators read (handed to the transport at every
+    /// switch it reaches: PASE's arbitration messages).
+    pub inspect: bool,
     /// Ports this packet has been offered to so far (0 before the source NIC); counted only
     /// while scripted losses are active.
     pub hops: u8,
@@ -116,6 +119,7 @@ impl Packet {
             ecn: 0,
             class: 0,
             retransmit: false,
+            inspect: false,
             hops: 0,
             header: [0; 2],
         }

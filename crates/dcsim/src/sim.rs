@@ -332,7 +332,9 @@ impl Simulation {
                                 break;
                             }
                         }
-                    } else {
+                    } else if !self.fab.pool.get(pkt).inspect
+                        || self.transport.on_switch(node, pkt, &mut self.fab)
+                    {
                         self.fab.on_arrive_at_switch(node, pkt);
                     }
                 }

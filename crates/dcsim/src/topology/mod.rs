@@ -328,20 +328,26 @@ impl Network {
     /// links packets sprayed over every choice can use (1 for host links; e.g. the spine count
     /// for a leaf-spine's core hops).
     pub fn parallel_links(&self, src: u32, dst: u32) -> Vec<u32> {
-        let mut counts = vec![1];
+        self.parallel_ports(src, dst).iter().map(|p| p.len() as u32).collect()
+    }
+
+    /// For each hop of the shortest paths from `src` to `dst`, the equal-cost ports packets
+    /// sprayed over every choice can take (sorted).
+    pub fn parallel_ports(&self, src: u32, dst: u32) -> Vec<Vec<u32>> {
+        let mut hops = vec![vec![self.nic(src)]];
         let mut nodes = vec![self.ports[self.nic(src) as usize].peer];
         while !nodes.contains(&dst) {
             let mut ports: Vec<u32> =
                 nodes.iter().flat_map(|&n| self.routes.next_hops(n, dst).iter().copied()).collect();
             ports.sort_unstable();
             ports.dedup();
-            counts.push(ports.len() as u32);
             nodes = ports.iter().map(|&p| self.ports[p as usize].peer).collect();
             nodes.sort_unstable();
             nodes.dedup();
-            assert!(counts.len() <= self.kinds.len(), "routing loop from {src} to {dst}");
+            hops.push(ports);
+            assert!(hops.len() <= self.kinds.len(), "routing loop from {src} to {dst}");
         }
-        counts
+        hops
     }
 }
 

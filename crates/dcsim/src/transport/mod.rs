@@ -47,6 +47,12 @@ pub trait HostTransport {
     fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion>;
     /// One of this transport's own events (encoded by its [`TransportEvent`] type) fired.
     fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric);
+    /// A packet marked `inspect` reached switch `node`, where the transport's in-network
+    /// arbitrators read it. Returns false if the transport consumed (freed) it; true to
+    /// forward it.
+    fn on_switch(&mut self, _node: u32, _id: PacketId, _fab: &mut Fabric) -> bool {
+        true
+    }
 }
 
 /// A transport's event type: encodes into the fabric's [`Event::Transport`] and back.
@@ -226,6 +232,9 @@ macro_rules! dispatch {
             #[inline]
             fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
                 match self { $(AnyHost::$variant(h) => h.on_event(code, a, b, fab),)+ }
+            }
+            fn on_switch(&mut self, node: u32, id: PacketId, fab: &mut Fabric) -> bool {
+                match self { $(AnyHost::$variant(h) => h.on_switch(node, id, fab),)+ }
             }
         }
 

@@ -135,6 +135,8 @@ struct Flow<C> {
     /// MLFQ offsets are counted from this packet (moved by a PIAS reset).
     tag_base: u32,
     probing: bool,
+    /// Held by its protocol: no data goes out (probes only) until released.
+    held: bool,
     /// `snd_una` and due time of the latest stall check: scheduled when sending found
     /// everything the window allows already at the receiver, with no timer pending.
     stall_una: u32,
@@ -190,6 +192,7 @@ impl<C: CongestionControl> Flow<C> {
             consecutive_timeouts: 0,
             tag_base: 0,
             probing: false,
+            held: false,
             stall_una: u32::MAX,
             stall_at: SimTime::MAX,
             rcv_nxt: 0,
@@ -215,11 +218,9 @@ impl<C: CongestionControl> WindowTransport<C> {
     pub fn new(params: WindowParams, template: C) -> Self {
         WindowTransport { params, template, flows: Vec::new(), free: Vec::new() }
     }
-}
 
-impl<C: CongestionControl> HostTransport for WindowTransport<C> {
-    /// Starts flow `f` now: allocates its slot and sends its initial window.
-    fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+    /// Starts flow `f` now: allocates its slot, sends its initial window, returns the slot.
+    pub fn start(&mut self, f: &FlowArrival, fab: &mut Fabric) -> u32 {
         let n_pkts = crate::units::Bytes(f.size_bytes).packets();
         let words = (n_pkts as usize).div_ceil(64);
         let init = self.params.initial_window as f64;
@@ -247,6 +248,51 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
             Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 };
         *fl = new;
         pump(&self.params, slot, fl, fab);
+        slot
+    }
+
+    /// The policy of the active flow in `slot` whose id is `flow`.
+    pub fn policy_mut(&mut self, slot: u32, flow: u32) -> Option<&mut C> {
+        self.flows.get_mut(slot as usize).filter(|f| f.active && f.id == flow).map(|f| &mut f.cc)
+    }
+
+    /// Bytes of the flow in `slot` not yet acknowledged.
+    pub fn remaining_bytes(&self, slot: u32) -> u64 {
+        let fl = &self.flows[slot as usize];
+        fl.size_bytes.saturating_sub(fl.snd_una as u64 * crate::units::MSS_BYTES as u64)
+    }
+
+    /// The smoothed RTT of the flow in `slot` (zero before its first sample).
+    pub fn srtt(&self, slot: u32) -> SimTime {
+        SimTime(self.flows[slot as usize].srtt_ps as u64)
+    }
+
+    /// Holds (`true`) or releases the flow in `slot`: a held flow sends no data, only the
+    /// probes its protocol asks for; a released one sends what its window allows at once.
+    pub fn hold(&mut self, slot: u32, held: bool, fab: &mut Fabric) {
+        let fl = &mut self.flows[slot as usize];
+        fl.held = held;
+        if !held {
+            pump(&self.params, slot, fl, fab);
+        }
+    }
+
+    /// Sends what the window of the flow in `slot` allows now (after its policy changed it).
+    pub fn pump(&mut self, slot: u32, fab: &mut Fabric) {
+        pump(&self.params, slot, &mut self.flows[slot as usize], fab);
+    }
+
+    /// Sends a header-only probe of the flow in `slot`; the receiver answers with its
+    /// cumulative ACK.
+    pub fn probe(&mut self, slot: u32, fab: &mut Fabric) {
+        send_probe(slot, &mut self.flows[slot as usize], fab);
+    }
+}
+
+impl<C: CongestionControl> HostTransport for WindowTransport<C> {
+    /// Starts flow `f` now: allocates its slot and sends its initial window.
+    fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+        self.start(f, fab);
     }
 
     /// A packet of this transport reached host `pkt.dst`. Frees the packet; returns the
@@ -410,7 +456,7 @@ fn pump<C: CongestionControl>(
     fl: &mut Flow<C>,
     fab: &mut Fabric,
 ) {
-    if fl.probing {
+    if fl.probing || fl.held {
         return;
     }
     // The window may exceed max_window only while inflated during NewReno recovery.
@@ -467,7 +513,7 @@ fn send_data<C: CongestionControl>(
     let p = Packet {
         priority,
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
-        class,
+        class: fl.cc.class().unwrap_or(class),
         retransmit,
         ..Packet::new(PacketKind::DATA, fl.id, slot, fl.src, fl.dst, seq, size, fab.now())
     };
@@ -478,6 +524,7 @@ fn send_data<C: CongestionControl>(
 fn send_probe<C: CongestionControl>(slot: u32, fl: &mut Flow<C>, fab: &mut Fabric) {
     let p = Packet {
         priority: fl.size_bytes.saturating_sub(fl.snd_una as u64 * crate::units::MSS_BYTES as u64),
+        class: fl.cc.class().unwrap_or(0),
         ..Packet::new(PROBE, fl.id, slot, fl.src, fl.dst, fl.snd_una, HEADER_BYTES + 1, fab.now())
     };
     fab.inject(fl.src, p);

@@ -61,6 +61,11 @@ pub trait CongestionControl: Clone {
     fn ecn_capable(&self) -> bool {
         false
     }
+    /// The strict-priority class the policy puts its packets in, if it chooses one (PASE's
+    /// arbitrated queue); `None` leaves it to the protocol's tagger.
+    fn class(&self) -> Option<u8> {
+        None
+    }
     /// `acked` new packets were acknowledged outside fast recovery, without a window cut.
     fn on_ack(&mut self, w: &mut Window, acked: u32, _ctx: &FlowCtx) {
         w.grow(acked);
