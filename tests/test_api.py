@@ -111,11 +111,13 @@ def test_fields_added_later_leave_stored_runs_their_identity():
     old_tree = json.loads(r.json)
     del old_tree["workload"]["stop_when"]
     del old_tree["pfabric"]["classify"]
+    del old_tree["pase"]  # the whole section came later (PASE), at its defaults
     old = hashlib.sha256(dcsim._dcsim.__version__.encode() + b"\0" + json.dumps(old_tree, sort_keys=True).encode())
     assert r.hash() == old.hexdigest()[:16]
     n = dcsim.resolve({"workload": {"flows": 100, "stop_when": "n-finished"}})
     assert n.hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"classify": "remaining"}}).hash() != r.hash()
+    assert dcsim.resolve({"workload": {"flows": 100}, "pase": {"queues": 4}}).hash() != r.hash()
 
 
 def test_n_finished_counts_the_first_flows_to_finish():

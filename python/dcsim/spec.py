@@ -239,6 +239,14 @@ def _raise_invalid(e: Exception) -> NoReturn:
 ADDED_FIELDS: dict[str, Any] = {
     "workload.stop_when": "all-finished",
     "pfabric.classify": "flow-size",
+    "pase.queues": 8,
+    "pase.arbitration": "end-to-end",
+    "pase.order": "srpt",
+    "pase.rate_control": "pase",
+    "pase.pruning_queue": 4,
+    "pase.rearbitrate_rtts": 1.0,
+    "pase.base_rate_pkts_per_rtt": 1.0,
+    "pase.probing": True,
 }
 
 
@@ -264,6 +272,8 @@ class ResolvedSpec:
                 section = section.get(part, {})
             if section.get(leaf) == default:
                 del section[leaf]
+            if len(parents) == 1 and tree.get(parents[0]) == {}:
+                del tree[parents[0]]  # a section added later, all at its defaults
         return tree
 
     def hash(self) -> str:

@@ -36,6 +36,9 @@ macro_rules! for_each_protocol {
             L2dct = "l2dct" => l2dct::L2dctProtocol,
             /// D2TCP: DCTCP whose back-off depends on deadline imminence (see `[dctcp]`).
             D2tcp = "d2tcp" => d2tcp::D2tcpProtocol,
+            /// PASE: arbitration, a few strict-priority queues and self-adjusting endpoints
+            /// (see `[pase]`).
+            Pase = "pase" => pase::PaseProtocol,
         }
     };
 }

@@ -4,7 +4,7 @@
 
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric};
-use crate::metrics::{ideal_fct, summarize, FlowRecords, Hop, RunCounters, Summary};
+use crate::metrics::{ideal_fct, path_hops, summarize, FlowRecords, Hop, RunCounters, Summary};
 use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
 use crate::spec::{LoadBalancing, Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
@@ -141,23 +141,7 @@ impl Simulation {
         let key = (net.rack(src), net.rack(dst));
         let sprayed = self.spec.topology.load_balancing != LoadBalancing::Ecmp;
         let (fwd, rev) = self.paths.entry(key).or_insert_with(|| {
-            let hops = |a: u32, b: u32| -> Vec<Hop> {
-                let parallel = if sprayed { net.parallel_links(a, b) } else { Vec::new() };
-                net.path(a, b)
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &p)| {
-                        let pt = &net.ports[p as usize];
-                        Hop {
-                            rate: pt.rate,
-                            delay: pt.delay,
-                            header_lead: pt.cut_through,
-                            parallel: parallel.get(i).copied().unwrap_or(1),
-                        }
-                    })
-                    .collect()
-            };
-            (hops(src, dst), hops(dst, src))
+            (path_hops(net, src, dst, sprayed), path_hops(net, dst, src, sprayed))
         });
         ideal_fct(size_bytes, fwd, rev)
     }

@@ -49,6 +49,25 @@ impl Hop {
     }
 }
 
+/// The hops of the path from host `a` to host `b` in `net`, with each hop's parallel links
+/// when packets are `sprayed` (else one link per hop).
+pub fn path_hops(net: &crate::topology::Network, a: u32, b: u32, sprayed: bool) -> Vec<Hop> {
+    let parallel = if sprayed { net.parallel_links(a, b) } else { Vec::new() };
+    net.path(a, b)
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| {
+            let pt = &net.ports[p as usize];
+            Hop {
+                rate: pt.rate,
+                delay: pt.delay,
+                header_lead: pt.cut_through,
+                parallel: parallel.get(i).copied().unwrap_or(1),
+            }
+        })
+        .collect()
+}
+
 /// The ideal FCT of a `size_bytes` flow over `path` (data direction) with ACKs returning over
 /// `reverse`.
 ///

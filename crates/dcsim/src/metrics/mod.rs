@@ -6,6 +6,6 @@ mod ideal;
 mod records;
 mod summary;
 
-pub use ideal::{ideal_fct, Hop};
+pub use ideal::{ideal_fct, path_hops, Hop};
 pub use records::FlowRecords;
 pub use summary::{summarize, BinStats, RunCounters, Summary, Timeseries, BINS, MAX_SAMPLES};

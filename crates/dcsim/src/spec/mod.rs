@@ -14,6 +14,7 @@ pub mod dctcp;
 pub mod derived;
 pub mod fastpass;
 pub mod output;
+pub mod pase;
 pub mod pfabric;
 pub mod phost;
 pub mod pias;
@@ -26,6 +27,7 @@ pub mod workload;
 pub use dctcp::DctcpSpec;
 pub use fastpass::{FastpassPolicy, FastpassSpec};
 pub use output::{EngineSpec, OutputSpec};
+pub use pase::{PaseArbitration, PaseOrder, PaseRateControl, PaseSpec};
 pub use pfabric::{ClassifyBy, PfabricSpec, PriorityKey, RateControl, ThresholdMethod};
 pub use phost::{PhostPolicy, PhostPreset, PhostSpec};
 pub use pias::{PiasEcn, PiasSpec, PiasThresholdMethod};
@@ -63,6 +65,8 @@ pub struct Spec {
     pub fastpass: FastpassSpec,
     /// PIAS settings (used when `transport.protocol = "pias"`).
     pub pias: PiasSpec,
+    /// PASE settings (used when `transport.protocol = "pase"`).
+    pub pase: PaseSpec,
     /// What a run records beyond the flow table and summary.
     pub output: OutputSpec,
     /// Simulator implementation choices that do not change the model.
@@ -114,6 +118,7 @@ impl Spec {
         let fastpass = fastpass::resolve(&top.sub("fastpass")?, transport.protocol, &topology)?;
         let pias =
             pias::resolve(&top.sub("pias")?, &workload, transport.protocol == Protocol::Pias)?;
+        let pase = pase::resolve(&top.sub("pase")?)?;
         let output = output::resolve_output(&top.sub("output")?)?;
         let engine = output::resolve_engine(&top.sub("engine")?)?;
         Ok(Spec {
@@ -127,6 +132,7 @@ impl Spec {
             phost,
             fastpass,
             pias,
+            pase,
             output,
             engine,
         })

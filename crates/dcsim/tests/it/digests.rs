@@ -53,6 +53,38 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
         ("las", vec!["transport.protocol=las"]),
         ("l2dct", vec!["transport.protocol=l2dct"]),
         ("d2tcp", vec!["transport.protocol=d2tcp"]),
+        ("pase", vec!["transport.protocol=pase"]),
+        (
+            "pase-local-q4",
+            vec!["transport.protocol=pase", "pase.arbitration=local", "pase.queues=4"],
+        ),
+        (
+            "pase-dctcp-edf",
+            vec![
+                "transport.protocol=pase",
+                "pase.rate_control=dctcp",
+                "pase.order=edf",
+                "workload.deadline_mean_us=1000",
+            ],
+        ),
+        (
+            "fat-tree-pase",
+            vec![
+                "topology.kind=fat-tree",
+                "topology.k=4",
+                "transport.protocol=pase",
+                "workload.matrix=left-right",
+            ],
+        ),
+        (
+            "intra-rack-pase",
+            vec![
+                "workload.matrix=intra-rack",
+                "transport.protocol=pase",
+                "workload.flow_sizes={ uniform = [100000, 500000] }",
+                "workload.flows=100",
+            ],
+        ),
         ("d2tcp-deadlines", vec!["transport.protocol=d2tcp", "workload.deadline_mean_us=500"]),
         // Protocol variants.
         ("pfabric-linerate", vec!["transport.protocol=pfabric", "pfabric.rate_control=linerate"]),

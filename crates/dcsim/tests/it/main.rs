@@ -9,6 +9,7 @@ mod fastpass;
 mod fuzz;
 mod invariants;
 mod modules;
+mod pase;
 mod phost;
 mod pias;
 mod reliability;

@@ -221,6 +221,12 @@ impl<C: CongestionControl> WindowTransport<C> {
 
     /// Starts flow `f` now: allocates its slot, sends its initial window, returns the slot.
     pub fn start(&mut self, f: &FlowArrival, fab: &mut Fabric) -> u32 {
+        let cc = self.template.clone();
+        self.start_with(f, cc, fab)
+    }
+
+    /// Starts flow `f` now with policy `cc` (its protocol's initial decision).
+    pub fn start_with(&mut self, f: &FlowArrival, cc: C, fab: &mut Fabric) -> u32 {
         let n_pkts = crate::units::Bytes(f.size_bytes).packets();
         let words = (n_pkts as usize).div_ceil(64);
         let init = self.params.initial_window as f64;
@@ -235,7 +241,7 @@ impl<C: CongestionControl> WindowTransport<C> {
         let mut received = std::mem::take(&mut fl.received);
         received.clear();
         received.resize(words, 0);
-        let mut new = Flow::fresh(self.template.clone(), fl.gen.wrapping_add(1), received);
+        let mut new = Flow::fresh(cc, fl.gen.wrapping_add(1), received);
         new.id = f.id;
         new.active = true;
         new.src = f.src;
@@ -251,9 +257,12 @@ impl<C: CongestionControl> WindowTransport<C> {
         slot
     }
 
-    /// The policy of the active flow in `slot` whose id is `flow`.
-    pub fn policy_mut(&mut self, slot: u32, flow: u32) -> Option<&mut C> {
-        self.flows.get_mut(slot as usize).filter(|f| f.active && f.id == flow).map(|f| &mut f.cc)
+    /// The policy and window of the active flow in `slot` whose id is `flow`.
+    pub fn flow_mut(&mut self, slot: u32, flow: u32) -> Option<(&mut C, &mut Window)> {
+        self.flows
+            .get_mut(slot as usize)
+            .filter(|f| f.active && f.id == flow)
+            .map(|f| (&mut f.cc, &mut f.win))
     }
 
     /// Bytes of the flow in `slot` not yet acknowledged.
