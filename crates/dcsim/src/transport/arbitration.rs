@@ -14,10 +14,14 @@
 //! * **Along a path** a flow takes the lowest priority (largest queue index) and the smallest
 //!   rate any arbitrator on it gives ([`Assignment::combine`]).
 //!
+//! Entries are soft state: a flow that stops refreshing its demand (its release was lost, or
+//! it was pruned below this link) is forgotten after `max_age` ([`LinkArbitrator::expire`]).
+//!
 //! The paper's design section is not in the text available here; these rules are the ones its
 //! evaluation describes (arbitration "as in PDQ" yielding a queue and a reference rate) made
 //! precise, and `docs/model.md` lists them as dcsim's choices.
 
+use dcsim_engine::SimTime;
 use std::collections::BTreeMap;
 
 /// What an arbitrator tells a flow.
@@ -45,8 +49,8 @@ pub struct LinkArbitrator {
     capacity_bps: f64,
     /// Demands by (key, flow): iteration order is priority order.
     demands: BTreeMap<(u64, u32), f64>,
-    /// Each flow's current key, to move it when its key changes.
-    keys: BTreeMap<u32, u64>,
+    /// Each flow's current key (to move it when its key changes) and last refresh.
+    keys: BTreeMap<u32, (u64, SimTime)>,
 }
 
 impl LinkArbitrator {
@@ -65,9 +69,9 @@ impl LinkArbitrator {
         self.keys.len()
     }
 
-    /// Records (or updates) `flow`'s key and demand.
-    pub fn update(&mut self, flow: u32, key: u64, demand_bps: f64) {
-        if let Some(old) = self.keys.insert(flow, key) {
+    /// Records (or updates) `flow`'s key and demand at time `now`.
+    pub fn update(&mut self, flow: u32, key: u64, demand_bps: f64, now: SimTime) {
+        if let Some((old, _)) = self.keys.insert(flow, (key, now)) {
             self.demands.remove(&(old, flow));
         }
         self.demands.insert((key, flow), demand_bps);
@@ -75,20 +79,34 @@ impl LinkArbitrator {
 
     /// Forgets `flow` (it finished).
     pub fn remove(&mut self, flow: u32) {
-        if let Some(key) = self.keys.remove(&flow) {
+        if let Some((key, _)) = self.keys.remove(&flow) {
+            self.demands.remove(&(key, flow));
+        }
+    }
+
+    /// Forgets every flow not refreshed since `oldest`.
+    pub fn expire(&mut self, oldest: SimTime) {
+        let stale: Vec<(u32, u64)> = self
+            .keys
+            .iter()
+            .filter(|(_, (_, t))| *t < oldest)
+            .map(|(&f, &(k, _))| (f, k))
+            .collect();
+        for (flow, key) in stale {
+            self.keys.remove(&flow);
             self.demands.remove(&(key, flow));
         }
     }
 
     /// The sum of the demands ahead of `flow` (which must have been recorded).
     pub fn demand_ahead(&self, flow: u32) -> f64 {
-        let key = self.keys[&flow];
+        let key = self.keys[&flow].0;
         self.demands.range(..(key, flow)).map(|(_, d)| d).sum()
     }
 
     /// `flow`'s queue and reference rate with `queues` queues and base rate `base_bps`.
     pub fn assign(&self, flow: u32, queues: u8, base_bps: f64) -> Assignment {
-        let key = self.keys[&flow];
+        let key = self.keys[&flow].0;
         let demand = self.demands[&(key, flow)];
         let ahead = self.demand_ahead(flow);
         let c = self.capacity_bps;
@@ -108,7 +126,7 @@ mod tests {
     fn link(c_gbps: f64, flows: &[(u32, u64, f64)]) -> LinkArbitrator {
         let mut a = LinkArbitrator::new(c_gbps * G);
         for &(f, key, d) in flows {
-            a.update(f, key, d * G);
+            a.update(f, key, d * G, SimTime::ZERO);
         }
         a
     }
@@ -149,13 +167,24 @@ mod tests {
         assert_eq!(a.assign(3, 8, 0.0).queue, 0);
         assert_eq!(a.assign(7, 8, 0.0).queue, 1);
         // Flow 7 nears its end (SRPT key 10 < 100): it moves ahead of flow 3.
-        a.update(7, 10, 10.0 * G);
+        a.update(7, 10, 10.0 * G, SimTime::ZERO);
         assert_eq!(a.assign(7, 8, 0.0).queue, 0);
         assert_eq!(a.assign(3, 8, 0.0).queue, 1);
         // Flow 7 finishes: flow 3 gets the link.
         a.remove(7);
         assert_eq!(a.flows(), 1);
         assert_eq!(a.assign(3, 8, 0.0), Assignment { queue: 0, rate_bps: 10.0 * G });
+    }
+
+    #[test]
+    fn stale_entries_expire() {
+        let mut a = link(10.0, &[(1, 1, 10.0)]);
+        a.update(2, 2, 10.0 * G, SimTime::from_us(50));
+        assert_eq!(a.assign(2, 8, 0.0).queue, 1);
+        // Flow 1 stopped refreshing (its release was lost): after the expiry it is gone.
+        a.expire(SimTime::from_us(10));
+        assert_eq!(a.flows(), 1);
+        assert_eq!(a.assign(2, 8, 0.0).queue, 0);
     }
 
     #[test]

@@ -212,6 +212,8 @@ macro_rules! dispatch {
         $(pub mod $module;)+
 
         /// The host transport of every protocol, dispatched by `match`.
+        // One per run: its size does not matter, and boxing would add a load per packet.
+        #[allow(clippy::large_enum_variant)]
         #[derive(Debug)]
         pub enum AnyHost {
             $(

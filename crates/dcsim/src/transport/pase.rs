@@ -150,6 +150,9 @@ struct PaseFlow {
     request: u16,
     answered: u16,
     held: bool,
+    /// A probe is out and not yet answered (one at a time: a probe stuck behind
+    /// higher-priority traffic must not be joined by more).
+    probe_out: bool,
 }
 
 /// The window policy of a PASE flow: its arbitrated queue and rate.
@@ -203,6 +206,9 @@ pub struct PaseTransport {
     link_ids: HashMap<Vec<u32>, u32>,
     plans: Vec<PathPlan>,
     plan_of: HashMap<(u32, u32), usize>,
+    /// Arbitrators forget a flow not refreshed for this long: three re-arbitration periods of
+    /// the longest path seen.
+    expiry: SimTime,
 }
 
 impl PaseTransport {
@@ -223,6 +229,7 @@ impl PaseTransport {
             link_ids: HashMap::new(),
             plans: Vec::new(),
             plan_of: HashMap::new(),
+            expiry: SimTime::ZERO,
         }
     }
 
@@ -260,6 +267,8 @@ impl PaseTransport {
         let fwd = crate::metrics::path_hops(net, src, dst, false);
         let rev = crate::metrics::path_hops(net, dst, src, false);
         let base_rtt = crate::metrics::ideal_fct(crate::units::MSS_BYTES as u64, &fwd, &rev);
+        let period = base_rtt.as_ps() as f64 * self.params.rearbitrate_rtts;
+        self.expiry = self.expiry.max(SimTime((3.0 * period).round() as u64));
         self.plans.push(PathPlan { stages, base_rtt });
         self.plan_of.insert((src, dst), self.plans.len() - 1);
         self.plans.len() - 1
@@ -271,7 +280,7 @@ impl PaseTransport {
     }
 
     /// Arbitrates flow `slot`'s links arbitrated `at`, combined with `so_far`.
-    fn arbitrate(&mut self, slot: u32, at: At, so_far: Assignment) -> Assignment {
+    fn arbitrate(&mut self, slot: u32, at: At, so_far: Assignment, now: SimTime) -> Assignment {
         let fl = &self.flows[slot as usize];
         let key = if self.params.edf {
             fl.deadline.as_ps()
@@ -279,18 +288,28 @@ impl PaseTransport {
             self.window.remaining_bytes(slot)
         };
         let (flow, plan) = (fl.id, fl.plan);
-        self.arbitrate_key(flow, plan, key, at, so_far)
+        self.arbitrate_key(flow, plan, key, at, so_far, now)
     }
 
     /// Arbitrates `flow` (key `key`) on the links of `plan` arbitrated `at`.
-    fn arbitrate_key(&mut self, flow: u32, plan: usize, key: u64, at: At, so_far: Assignment) -> Assignment {
+    fn arbitrate_key(
+        &mut self,
+        flow: u32,
+        plan: usize,
+        key: u64,
+        at: At,
+        so_far: Assignment,
+        now: SimTime,
+    ) -> Assignment {
         let base = self.base_rate_bps(plan);
         let demand = self.params.host_rate.0 as f64;
+        let oldest = SimTime(now.as_ps().saturating_sub(self.expiry.as_ps()));
         let mut out = so_far;
         for &(link, where_) in &self.plans[plan].stages {
             if where_ == at {
                 let a = &mut self.arbitrators[link as usize];
-                a.update(flow, key, demand);
+                a.expire(oldest);
+                a.update(flow, key, demand, now);
                 out = out.combine(a.assign(flow, self.params.queues, base));
             }
         }
@@ -315,7 +334,7 @@ impl PaseTransport {
 
     /// The source arbitrates its uplink and sends a request along the path.
     fn request(&mut self, slot: u32, fab: &mut Fabric) {
-        let local = self.arbitrate(slot, At::Source, UNCONSTRAINED);
+        let local = self.arbitrate(slot, At::Source, UNCONSTRAINED, fab.now());
         let fl = &mut self.flows[slot as usize];
         fl.request = fl.request.wrapping_add(1);
         let header = ArbHeader { seq: fl.request, visits: 0, answer: local }.pack();
@@ -345,6 +364,7 @@ impl PaseTransport {
         let was_held = std::mem::replace(&mut fl.held, hold);
         if hold && !was_held {
             self.window.hold(slot, true, fab);
+            fl.probe_out = true;
             self.window.probe(slot, fab);
             fab.schedule(fab.now() + rtt, PaseEvent::Probe(slot, gen).encode());
         } else if !hold && was_held {
@@ -360,7 +380,7 @@ impl HostTransport for PaseTransport {
         let plan = self.plan(f.src, f.dst, fab);
         // The local answer first (§4.2): the source's uplink, before any packet leaves.
         let key = if self.params.edf { f.deadline.as_ps() } else { f.size_bytes };
-        let local = self.arbitrate_key(f.id, plan, key, At::Source, UNCONSTRAINED);
+        let local = self.arbitrate_key(f.id, plan, key, At::Source, UNCONSTRAINED, fab.now());
         let rtt = self.plans[plan].base_rtt;
         let mut cc = self.template.clone();
         cc.queue = local.queue;
@@ -390,6 +410,11 @@ impl HostTransport for PaseTransport {
     fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
         let p = *fab.pool.get(id);
         if !matches!(p.kind, REQUEST | RESPONSE | RELEASE) {
+            if p.kind == PacketKind::ACK {
+                if let Some(fl) = self.flows.get_mut(p.slot as usize).filter(|f| f.id == p.flow) {
+                    fl.probe_out = false; // whatever it answers, the path delivers again
+                }
+            }
             let done = self.window.on_packet(id, fab)?;
             // The flow finished: its source forgets it and sends a release along the path.
             let slot = p.slot;
@@ -420,7 +445,7 @@ impl HostTransport for PaseTransport {
                     return None;
                 }
                 let mut h = ArbHeader::unpack(p.header);
-                h.answer = self.arbitrate(p.slot, At::Destination, h.answer);
+                h.answer = self.arbitrate(p.slot, At::Destination, h.answer, fab.now());
                 let resp = Packet {
                     header: h.pack(),
                     ..self.control(RESPONSE, p.slot, p.dst, p.src, fab.now())
@@ -461,7 +486,10 @@ impl HostTransport for PaseTransport {
                     return;
                 }
                 let rtt = self.plans[fl.plan].base_rtt;
-                self.window.probe(slot, fab);
+                if !fl.probe_out {
+                    self.flows[slot as usize].probe_out = true;
+                    self.window.probe(slot, fab);
+                }
                 fab.schedule(fab.now() + rtt, PaseEvent::Probe(slot, gen).encode());
             }
         }
@@ -484,7 +512,7 @@ impl HostTransport for PaseTransport {
         match p.kind {
             REQUEST if fl.active => {
                 let before = h.answer;
-                h.answer = self.arbitrate(p.slot, At::Switch(visit), before);
+                h.answer = self.arbitrate(p.slot, At::Switch(visit), before, fab.now());
                 fab.pool.get_mut(id).header = h.pack();
                 let prune = self.params.pruning_queue;
                 if prune > 0 && h.answer.queue >= prune && h.answer != before {

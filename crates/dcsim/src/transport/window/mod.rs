@@ -277,11 +277,21 @@ impl<C: CongestionControl> WindowTransport<C> {
     }
 
     /// Holds (`true`) or releases the flow in `slot`: a held flow sends no data, only the
-    /// probes its protocol asks for; a released one sends what its window allows at once.
+    /// probes its protocol asks for, and does not time out; a released one goes back to its
+    /// first unacknowledged packet (what it sent before the hold may have been dropped behind
+    /// higher-priority traffic; the probes' ACKs told it what arrived) and sends what its
+    /// window allows at once.
     pub fn hold(&mut self, slot: u32, held: bool, fab: &mut Fabric) {
         let fl = &mut self.flows[slot as usize];
         fl.held = held;
         if !held {
+            fl.snd_nxt = fl.snd_una;
+            fl.win.cwnd = fl.win.cwnd.clamp(1.0, fl.win.max);
+            fl.backoff = 0;
+            fl.consecutive_timeouts = 0;
+            fl.in_recovery = false;
+            fl.dupacks = 0;
+            fl.rto_deadline = fab.now() + rto(&self.params, fl);
             pump(&self.params, slot, fl, fab);
         }
     }
@@ -358,6 +368,9 @@ impl<C: CongestionControl> WindowTransport<C> {
         fl.timer_at = SimTime::MAX;
         if fl.snd_una >= fl.snd_nxt && fl.snd_una >= fl.high_tx {
             return; // nothing outstanding
+        }
+        if fl.held {
+            return; // a held flow does not time out: it resends when released
         }
         if now < fl.rto_deadline {
             arm_timer(params, slot, fl, fab);
@@ -627,7 +640,8 @@ fn on_ack<C: CongestionControl>(
         if fl.snd_una < fl.snd_nxt {
             arm_timer(params, slot, fl, fab);
         }
-    } else if ack == fl.snd_una && fl.snd_nxt > fl.snd_una {
+    } else if ack == fl.snd_una && fl.snd_nxt > fl.snd_una && !fl.held {
+        // (A held flow's duplicate ACKs answer its probes: no fast retransmit, no inflation.)
         fl.dupacks += 1;
         if ece {
             let ctx = fl.ctx(now);
