@@ -198,15 +198,7 @@ impl<'a> Section<'a> {
         hi: f64,
         what: &str,
     ) -> Result<f64, SpecError> {
-        self.declare(key, Kind::Number { min: lo, max: hi, exclusive: false }, default.into());
-        let x = self.number(key, default)?;
-        if !(x.is_finite() && x >= lo && x <= hi) {
-            return Err(SpecError::new(
-                self.field(key),
-                format!("{x} is out of range: {what} (allowed: {lo} to {hi})"),
-            ));
-        }
-        Ok(x)
+        self.number_in(key, default, (lo, hi, false), what)
     }
 
     /// A number in `(lo, hi)`; `what` says what is allowed.
@@ -218,10 +210,25 @@ impl<'a> Section<'a> {
         hi: f64,
         what: &str,
     ) -> Result<f64, SpecError> {
-        self.declare(key, Kind::Number { min: lo, max: hi, exclusive: true }, default.into());
+        self.number_in(key, default, (lo, hi, true), what)
+    }
+
+    fn number_in(
+        &self,
+        key: &'static str,
+        default: f64,
+        (lo, hi, exclusive): (f64, f64, bool),
+        what: &str,
+    ) -> Result<f64, SpecError> {
+        self.declare(key, Kind::Number { min: lo, max: hi, exclusive }, default.into());
         let x = self.number(key, default)?;
-        if !(x > lo && x < hi) {
-            return Err(SpecError::new(self.field(key), format!("{x} is out of range: {what}")));
+        let inside = if exclusive { x > lo && x < hi } else { x.is_finite() && x >= lo && x <= hi };
+        if !inside {
+            let (open, close) = if exclusive { ("above", "below") } else { ("from", "to") };
+            return Err(SpecError::new(
+                self.field(key),
+                format!("{x} is out of range: {what} (allowed: {open} {lo} {close} {hi})"),
+            ));
         }
         Ok(x)
     }

@@ -17,8 +17,8 @@
 //!
 //! Ports are DCTCP's (DropTail with ECN marking at `dctcp.marking_threshold_bytes`).
 
-use super::dctcp::{dctcp_ports, Dctcp};
-use super::window::{CongestionControl, FlowCtx, Window, WindowParams, WindowTransport};
+use super::dctcp::{dctcp_family, Dctcp};
+use super::window::{CongestionControl, FlowCtx, Window, WindowTransport};
 use super::{Parts, Protocol};
 use crate::spec::Spec;
 use crate::units::MSS_BYTES;
@@ -83,9 +83,7 @@ impl Protocol for D2tcpProtocol {
     const SECTIONS: &'static [&'static str] = &["dctcp"];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
-        let cc = D2tcp::new(spec.dctcp.g, spec.dctcp.initial_alpha);
-        let host = WindowTransport::new(WindowParams::from_transport(&spec.transport), cc);
-        Parts::packets(host, dctcp_ports(spec))
+        dctcp_family(spec, D2tcp::new(spec.dctcp.g, spec.dctcp.initial_alpha))
     }
 }
 

@@ -89,6 +89,13 @@ pub fn dctcp_ports(spec: &Spec) -> PortPlan {
     PortPlan::droptail(spec, EcnMarking::Instantaneous { threshold_bytes: k })
 }
 
+/// A DCTCP-family protocol's parts: hosts with policy `cc` on the `[transport]` window
+/// mechanism over DCTCP's ports.
+pub fn dctcp_family<C: CongestionControl>(spec: &Spec, cc: C) -> Parts<WindowTransport<C>> {
+    let host = WindowTransport::new(WindowParams::from_transport(&spec.transport), cc);
+    Parts::packets(host, dctcp_ports(spec))
+}
+
 /// `transport.protocol = "dctcp"`.
 #[derive(Debug)]
 pub struct DctcpProtocol;
@@ -98,9 +105,7 @@ impl Protocol for DctcpProtocol {
     const SECTIONS: &'static [&'static str] = &["dctcp"];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
-        let cc = Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha);
-        let host = WindowTransport::new(WindowParams::from_transport(&spec.transport), cc);
-        Parts::packets(host, dctcp_ports(spec))
+        dctcp_family(spec, Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha))
     }
 }
 

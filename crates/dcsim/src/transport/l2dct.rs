@@ -10,8 +10,8 @@
 //! * **Increase** in congestion avoidance: w / w_max packets per round trip; slow start as
 //!   usual.
 
-use super::dctcp::{dctcp_ports, Dctcp};
-use super::window::{CongestionControl, FlowCtx, Window, WindowParams, WindowTransport};
+use super::dctcp::{dctcp_family, Dctcp};
+use super::window::{CongestionControl, FlowCtx, Window, WindowTransport};
 use super::{Parts, Protocol};
 use crate::spec::Spec;
 use crate::units::MSS_BYTES;
@@ -93,9 +93,7 @@ impl Protocol for L2dctProtocol {
     const SECTIONS: &'static [&'static str] = &["dctcp"];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
-        let cc = L2dct::new(spec.dctcp.g, spec.dctcp.initial_alpha);
-        let host = WindowTransport::new(WindowParams::from_transport(&spec.transport), cc);
-        Parts::packets(host, dctcp_ports(spec))
+        dctcp_family(spec, L2dct::new(spec.dctcp.g, spec.dctcp.initial_alpha))
     }
 }
 

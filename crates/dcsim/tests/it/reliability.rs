@@ -215,5 +215,5 @@ fn range_errors_state_the_range() {
     // "must be a positive time" used to be the whole message for 1e10 µs, above an unstated
     // upper bound.
     let e = Spec::from_toml_str("[pfabric]\nrto_us = 1e10").unwrap_err();
-    assert!(e.message.contains("allowed: 0.001 to 1000000000"), "{e}");
+    assert!(e.message.contains("allowed: from 0.001 to 1000000000"), "{e}");
 }
