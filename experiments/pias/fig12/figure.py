@@ -27,10 +27,7 @@ def data(runs: pd.DataFrame) -> pd.DataFrame:
 def plot(d: pd.DataFrame, path: Path) -> None:
     pi.lines(
         d,
-        [
-            ("websearch", "small_mean_fct_ms", "(0,100KB] average FCT, ms"),
-            ("websearch", "medium_mean_fct_ms", "(100KB,10MB] average FCT, ms"),
-        ],
+        pi.WEBSEARCH_FCT_PANELS,
         LABELS,
         TITLE,
         path,

@@ -107,6 +107,13 @@ def testbed_compare(d: pd.DataFrame, workload: str) -> dict[str, tuple[float, fl
     return out
 
 
+#: Web search's (0,100KB] and (100KB,10MB] average FCT panels (Figs. 11-13).
+WEBSEARCH_FCT_PANELS = [
+    ("websearch", "small_mean_fct_ms", "(0,100KB] average FCT, ms"),
+    ("websearch", "medium_mean_fct_ms", "(100KB,10MB] average FCT, ms"),
+]
+
+
 def small_flow_panels(workloads) -> list:
     """(0,100KB] average and 99th-percentile normalized FCT panels for each workload."""
     panels = []
