@@ -247,6 +247,8 @@ ADDED_FIELDS: dict[str, Any] = {
     "pase.rearbitrate_rtts": 1.0,
     "pase.base_rate_pkts_per_rtt": 1.0,
     "pase.probing": True,
+    "pase.delegation": True,
+    "pase.delegation_period_rtts": 10.0,
 }
 
 

@@ -382,6 +382,12 @@ impl Simulation {
                 }
                 _ => 0.0,
             },
+            transport_counters: self
+                .transport
+                .counters()
+                .into_iter()
+                .map(|(name, value)| (name.to_owned(), value))
+                .collect(),
             timeseries: std::mem::take(&mut self.timeseries),
         };
         let warmup =

@@ -59,6 +59,8 @@ pub struct RunCounters {
     /// second of that period, Gbps (whole fabric): the delivered rate of the loaded network,
     /// free of the drain at the end of a run.
     pub throughput_during_arrivals_gbps: f64,
+    /// The transport's own counters (e.g. PASE's arbitration messages), by name.
+    pub transport_counters: BTreeMap<String, u64>,
     /// Samples every `output.timeseries_us` of simulated time (empty when off).
     pub timeseries: Timeseries,
 }

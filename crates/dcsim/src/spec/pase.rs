@@ -61,6 +61,11 @@ pub struct PaseSpec {
     pub base_rate_pkts_per_rtt: f64,
     /// Lowest-queue flows send a header-only probe every RTT instead of data (true).
     pub probing: bool,
+    /// Delegation: links above the racks are arbitrated by the racks' arbitrators on shares
+    /// of the link their parent delegates to them (true).
+    pub delegation: bool,
+    /// Delegated shares are resized every this many base RTTs of the longest path (10).
+    pub delegation_period_rtts: f64,
 }
 
 /// Resolves `[pase]`.
@@ -87,6 +92,14 @@ pub fn resolve(p: &Section<'_>) -> Result<PaseSpec, SpecError> {
             "must be a positive number of packets per RTT",
         )?,
         probing: p.bool("probing", true)?,
+        delegation: p.bool("delegation", true)?,
+        delegation_period_rtts: p.f64_in(
+            "delegation_period_rtts",
+            10.0,
+            0.1,
+            1e4,
+            "must be a positive number of RTTs",
+        )?,
     };
     if spec.pruning_queue >= queues {
         return Err(SpecError::new(

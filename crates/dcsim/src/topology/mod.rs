@@ -331,6 +331,24 @@ impl Network {
         self.parallel_ports(src, dst).iter().map(|p| p.len() as u32).collect()
     }
 
+    /// The ports flow `flow` from `src` to `dst` takes under ECMP, one per hop.
+    pub fn ecmp_ports(&self, src: u32, dst: u32, flow: u32) -> Vec<u32> {
+        let mut ports = vec![self.nic(src)];
+        let mut node = self.ports[self.nic(src) as usize].peer;
+        while node != dst {
+            let choices = self.routes.next_hops(node, dst);
+            let port = if choices.len() == 1 {
+                choices[0]
+            } else {
+                choices[ecmp_index(node, flow, self.n_hosts(), choices.len())]
+            };
+            ports.push(port);
+            node = self.ports[port as usize].peer;
+            assert!(ports.len() <= self.kinds.len(), "routing loop from {src} to {dst}");
+        }
+        ports
+    }
+
     /// For each hop of the shortest paths from `src` to `dst`, the equal-cost ports packets
     /// sprayed over every choice can take (sorted).
     pub fn parallel_ports(&self, src: u32, dst: u32) -> Vec<Vec<u32>> {
@@ -383,17 +401,20 @@ impl Balancer {
                 *c as usize % n
             }
             LoadBalancing::SprayRandom => self.rng.below(n as u64) as usize,
-            LoadBalancing::Ecmp => {
-                // Per-flow hash of (switch, flow): a flow keeps one path (§1.6).
-                let mut x =
-                    ((node as u64) << 32 | flow as u64) ^ (self.n_hosts as u64).rotate_left(17);
-                x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-                x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-                (x ^ (x >> 33)) as usize % n
-            }
+            LoadBalancing::Ecmp => ecmp_index(node, flow, self.n_hosts, n),
         };
         choices[i]
     }
+}
+
+/// ECMP's choice among `n` equal-cost ports at switch `node` for flow `flow` in a fabric of
+/// `n_hosts` hosts: a hash of (switch, flow), so a flow keeps one path (§1.6).
+#[inline]
+pub fn ecmp_index(node: u32, flow: u32, n_hosts: u32, n: usize) -> usize {
+    let mut x = ((node as u64) << 32 | flow as u64) ^ (n_hosts as u64).rotate_left(17);
+    x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    (x ^ (x >> 33)) as usize % n
 }
 
 #[cfg(test)]
@@ -407,6 +428,27 @@ mod tests {
         Network::build(&spec.topology, &|_| {
             (PortQueue::Timeline(DropTail::new(100_000)), EcnMarking::Off)
         })
+    }
+
+    #[test]
+    fn ecmp_ports_are_the_ports_the_balancer_picks() {
+        let n = net("fat-tree", "k = 4\nload_balancing = \"ecmp\"");
+        let rng = crate::streams::Stream::LoadBalancer.rng(1);
+        let mut b = Balancer::new(LoadBalancing::Ecmp, n.n_hosts(), n.n_nodes(), rng);
+        let mut distinct = std::collections::BTreeSet::new();
+        for flow in 0..64 {
+            let (src, dst) = (flow % 16, 15 - flow % 16);
+            let mut walked = vec![n.nic(src)];
+            let mut node = n.ports[n.nic(src) as usize].peer;
+            while node != dst {
+                let port = b.pick(node, flow, n.routes.next_hops(node, dst));
+                walked.push(port);
+                node = n.ports[port as usize].peer;
+            }
+            assert_eq!(n.ecmp_ports(src, dst, flow), walked, "flow {flow}");
+            distinct.insert(walked);
+        }
+        assert!(distinct.len() > 16, "flows of a pair take different paths");
     }
 
     #[test]

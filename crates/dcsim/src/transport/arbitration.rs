@@ -22,7 +22,7 @@
 //! precise, and `docs/model.md` lists them as dcsim's choices.
 
 use dcsim_engine::SimTime;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What an arbitrator tells a flow.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -50,13 +50,23 @@ pub struct LinkArbitrator {
     /// Demands by (key, flow): iteration order is priority order.
     demands: BTreeMap<(u64, u32), f64>,
     /// Each flow's current key (to move it when its key changes) and last refresh.
-    keys: BTreeMap<u32, (u64, SimTime)>,
+    keys: HashMap<u32, (u64, SimTime)>,
+    /// (last refresh, flow), oldest first: expiry pops from the front.
+    refreshed: BTreeSet<(SimTime, u32)>,
+    /// The sum of the recorded demands.
+    total_demand_bps: f64,
 }
 
 impl LinkArbitrator {
     /// An arbitrator for a link of `capacity_bps`.
     pub fn new(capacity_bps: f64) -> Self {
-        LinkArbitrator { capacity_bps, demands: BTreeMap::new(), keys: BTreeMap::new() }
+        LinkArbitrator {
+            capacity_bps,
+            demands: BTreeMap::new(),
+            keys: HashMap::new(),
+            refreshed: BTreeSet::new(),
+            total_demand_bps: 0.0,
+        }
     }
 
     /// The link's capacity, bits per second.
@@ -64,53 +74,81 @@ impl LinkArbitrator {
         self.capacity_bps
     }
 
+    /// Resizes the link (a delegated share of a parent link).
+    pub fn set_capacity_bps(&mut self, capacity_bps: f64) {
+        self.capacity_bps = capacity_bps;
+    }
+
     /// Flows with a demand on this link.
     pub fn flows(&self) -> usize {
         self.keys.len()
     }
 
+    /// The sum of the demands recorded on this link, bits per second.
+    pub fn total_demand_bps(&self) -> f64 {
+        self.total_demand_bps.max(0.0)
+    }
+
     /// Records (or updates) `flow`'s key and demand at time `now`.
     pub fn update(&mut self, flow: u32, key: u64, demand_bps: f64, now: SimTime) {
-        if let Some((old, _)) = self.keys.insert(flow, (key, now)) {
-            self.demands.remove(&(old, flow));
-        }
+        self.remove(flow);
+        self.keys.insert(flow, (key, now));
+        self.refreshed.insert((now, flow));
         self.demands.insert((key, flow), demand_bps);
+        self.total_demand_bps += demand_bps;
     }
 
     /// Forgets `flow` (it finished).
     pub fn remove(&mut self, flow: u32) {
-        if let Some((key, _)) = self.keys.remove(&flow) {
-            self.demands.remove(&(key, flow));
+        if let Some((key, at)) = self.keys.remove(&flow) {
+            self.refreshed.remove(&(at, flow));
+            if let Some(d) = self.demands.remove(&(key, flow)) {
+                self.total_demand_bps -= d;
+            }
+        }
+        if self.keys.is_empty() {
+            self.total_demand_bps = 0.0; // no rounding residue left behind
         }
     }
 
     /// Forgets every flow not refreshed since `oldest`.
     pub fn expire(&mut self, oldest: SimTime) {
-        let stale: Vec<(u32, u64)> = self
-            .keys
-            .iter()
-            .filter(|(_, (_, t))| *t < oldest)
-            .map(|(&f, &(k, _))| (f, k))
-            .collect();
-        for (flow, key) in stale {
-            self.keys.remove(&flow);
-            self.demands.remove(&(key, flow));
+        while let Some(&(at, flow)) = self.refreshed.first() {
+            if at >= oldest {
+                break;
+            }
+            self.remove(flow);
         }
+    }
+
+    /// The sum of the demands ahead of `flow` (which must have been recorded), counted up to
+    /// `cap` at most.
+    fn demand_ahead_capped(&self, flow: u32, cap: f64) -> f64 {
+        let key = self.keys[&flow].0;
+        let mut ahead = 0.0;
+        for (_, d) in self.demands.range(..(key, flow)) {
+            ahead += d;
+            if ahead >= cap {
+                break; // nothing below changes the answer
+            }
+        }
+        ahead
     }
 
     /// The sum of the demands ahead of `flow` (which must have been recorded).
     pub fn demand_ahead(&self, flow: u32) -> f64 {
-        let key = self.keys[&flow].0;
-        self.demands.range(..(key, flow)).map(|(_, d)| d).sum()
+        self.demand_ahead_capped(flow, f64::INFINITY)
     }
 
     /// `flow`'s queue and reference rate with `queues` queues and base rate `base_bps`.
     pub fn assign(&self, flow: u32, queues: u8, base_bps: f64) -> Assignment {
         let key = self.keys[&flow].0;
         let demand = self.demands[&(key, flow)];
-        let ahead = self.demand_ahead(flow);
         let c = self.capacity_bps;
         let lowest = queues.saturating_sub(1);
+        // Past `lowest` capacities' worth of demand ahead the answer is the lowest queue at
+        // the base rate: the sum stops there, so a long backlog costs no more than a short one.
+        let ahead = self.demand_ahead_capped(flow, c * f64::from(lowest.max(1)));
         let queue = ((ahead / c).floor().min(lowest as f64)) as u8;
         let rate_bps = if ahead < c { demand.min(c - ahead) } else { base_bps };
         Assignment { queue, rate_bps }

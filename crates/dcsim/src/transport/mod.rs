@@ -53,6 +53,11 @@ pub trait HostTransport {
     fn on_switch(&mut self, _node: u32, _id: PacketId, _fab: &mut Fabric) -> bool {
         true
     }
+    /// The transport's own counters at the end of a run (name, value), for the summary's
+    /// `transport_counters`: what its mechanisms cost, e.g. PASE's arbitration messages.
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// A transport's event type: encodes into the fabric's [`Event::Transport`] and back.
@@ -237,6 +242,9 @@ macro_rules! dispatch {
             }
             fn on_switch(&mut self, node: u32, id: PacketId, fab: &mut Fabric) -> bool {
                 match self { $(AnyHost::$variant(h) => h.on_switch(node, id, fab),)+ }
+            }
+            fn counters(&self) -> Vec<(&'static str, u64)> {
+                match self { $(AnyHost::$variant(h) => h.counters(),)+ }
             }
         }
 

@@ -27,7 +27,11 @@
 //! * **Switches.** `pase.queues` strict-priority queues over a shared buffer with ECN marking
 //!   at `dctcp.marking_threshold_bytes` on the port (DCTCP's threshold).
 //!
-//! Delegation (§4.3.1) is not modelled yet.
+//! * **Delegation (§4.3.1).** With `delegation`, a link above the racks is not arbitrated by
+//!   the switch above: each rack's arbitrator (the source's rack for an upward link, the
+//!   destination's for a downward one) arbitrates a virtual link, its delegated share of the
+//!   parent link, resized every `delegation_period_rtts` by the racks' demands. Requests are
+//!   then processed at the racks only: fewer messages reach the higher levels (Fig. 11b).
 
 use super::arbitration::{Assignment, LinkArbitrator};
 use super::dctcp::Dctcp;
@@ -42,7 +46,7 @@ use crate::spec::{PaseArbitration, PaseOrder, PaseRateControl, Spec};
 use crate::units::{BitRate, CONTROL_BYTES, MTU_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// An arbitration request, from the source along the path; its header collects the answer.
 pub const REQUEST: PacketKind = PacketKind::control(1);
@@ -87,6 +91,8 @@ crate::transport_events! {
         Rearbitrate(slot, gen) = 2,
         /// A held flow's next probe, slot `.0` (generation `.1`).
         Probe(slot, gen) = 3,
+        /// Delegation: every parent link's shares are resized by its children's demands.
+        Delegate(unused_a, unused_b) = 4,
     }
 }
 
@@ -113,6 +119,10 @@ pub struct PaseParams {
     pub host_rate: BitRate,
     /// Packets are sprayed over equal-cost links.
     pub sprayed: bool,
+    /// Links above the racks are arbitrated by the racks' arbitrators on delegated shares.
+    pub delegation: bool,
+    /// Delegated shares are resized every this many base RTTs (of the longest path).
+    pub delegation_period_rtts: f64,
 }
 
 /// The answer before any arbitrator: the top queue at any rate.
@@ -205,10 +215,37 @@ pub struct PaseTransport {
     arbitrators: Vec<LinkArbitrator>,
     link_ids: HashMap<Vec<u32>, u32>,
     plans: Vec<PathPlan>,
-    plan_of: HashMap<(u32, u32), usize>,
+    /// Plans by path: (u32::MAX, src, dst) when sprayed, the ports of the flow's path under
+    /// ECMP.
+    plan_of: HashMap<Vec<u32>, usize>,
     /// Arbitrators forget a flow not refreshed for this long: three re-arbitration periods of
     /// the longest path seen.
     expiry: SimTime,
+    /// The longest base RTT seen.
+    longest_rtt: SimTime,
+    /// Delegation: each parent link's children (virtual links, one per rack), in link order.
+    delegated: BTreeMap<u32, Vec<u32>>,
+    /// The virtual link of (parent link, rack).
+    virtual_link: HashMap<(u32, u32), u32>,
+    /// The delegation clock is running.
+    delegating: bool,
+    /// Flows active now.
+    active_flows: u32,
+    /// What arbitration cost.
+    stats: ArbitrationStats,
+}
+
+/// What arbitration cost over a run (the overhead of Fig. 11b).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ArbitrationStats {
+    /// Requests sources sent (first requests and re-arbitrations).
+    pub requests: u64,
+    /// Messages switch arbitrators processed: requests and releases that reached an
+    /// arbitrator with a link of their path, and delegation's demand reports and share
+    /// answers (two per child link and resize).
+    pub switch_messages: u64,
+    /// Requests answered early by a switch arbitrator (early pruning).
+    pub pruned: u64,
 }
 
 impl PaseTransport {
@@ -230,37 +267,66 @@ impl PaseTransport {
             plans: Vec::new(),
             plan_of: HashMap::new(),
             expiry: SimTime::ZERO,
+            longest_rtt: SimTime::ZERO,
+            delegated: BTreeMap::new(),
+            virtual_link: HashMap::new(),
+            delegating: false,
+            active_flows: 0,
+            stats: ArbitrationStats::default(),
         }
     }
 
-    /// The arbitrated links of the path from `src` to `dst` (computed once per pair).
-    fn plan(&mut self, src: u32, dst: u32, fab: &Fabric) -> usize {
-        if let Some(&i) = self.plan_of.get(&(src, dst)) {
+    /// The arbitrated links of flow `flow`'s path from `src` to `dst` (computed once per
+    /// path): sprayed, every equal-cost link of a hop as one; under ECMP, the links its hash
+    /// picks, so arbitrators count only the flows that really cross their link.
+    fn plan(&mut self, src: u32, dst: u32, flow: u32, fab: &Fabric) -> usize {
+        let net = &fab.net;
+        let (key, ports) = if self.params.sprayed {
+            (vec![u32::MAX, src, dst], net.parallel_ports(src, dst))
+        } else {
+            let path = net.ecmp_ports(src, dst, flow);
+            let hops = path.iter().map(|&p| vec![p]).collect();
+            (path, hops)
+        };
+        if let Some(&i) = self.plan_of.get(&key) {
             return i;
         }
-        let net = &fab.net;
-        let ports = net.parallel_ports(src, dst);
         let hops = ports.len();
         let switches = hops as u32 - 1;
         let mut stages = Vec::new();
         for (i, set) in ports.iter().enumerate() {
-            let at = if i == 0 {
-                At::Source
+            let (at, delegate_to) = if i == 0 {
+                (At::Source, None)
             } else if i == hops - 1 {
-                At::Destination
+                (At::Destination, None)
             } else if !self.params.end_to_end {
                 continue;
             } else if 2 * i as u32 <= switches {
-                At::Switch(i as u32 - 1) // upward: where it starts
+                // Upward: where it starts; above the source's rack, delegated to it.
+                let v = i as u32 - 1;
+                if v >= 1 && self.params.delegation {
+                    (At::Switch(0), Some(net.rack(src)))
+                } else {
+                    (At::Switch(v), None)
+                }
             } else {
-                At::Switch(i as u32) // downward: where it ends
+                // Downward: where it ends; above the destination's rack, delegated to it.
+                let v = i as u32;
+                if v + 1 < switches && self.params.delegation {
+                    (At::Switch(switches - 1), Some(net.rack(dst)))
+                } else {
+                    (At::Switch(v), None)
+                }
             };
-            let set = if self.params.sprayed { set.clone() } else { vec![set[0]] };
+            let set = set.clone();
             let capacity: f64 = set.iter().map(|&p| net.ports[p as usize].rate.0 as f64).sum();
             let next = self.arbitrators.len() as u32;
-            let id = *self.link_ids.entry(set).or_insert(next);
+            let mut id = *self.link_ids.entry(set).or_insert(next);
             if id == next {
                 self.arbitrators.push(LinkArbitrator::new(capacity));
+            }
+            if let Some(rack) = delegate_to {
+                id = self.child_link(id, rack);
             }
             stages.push((id, at));
         }
@@ -269,9 +335,72 @@ impl PaseTransport {
         let base_rtt = crate::metrics::ideal_fct(crate::units::MSS_BYTES as u64, &fwd, &rev);
         let period = base_rtt.as_ps() as f64 * self.params.rearbitrate_rtts;
         self.expiry = self.expiry.max(SimTime((3.0 * period).round() as u64));
+        self.longest_rtt = self.longest_rtt.max(base_rtt);
         self.plans.push(PathPlan { stages, base_rtt });
-        self.plan_of.insert((src, dst), self.plans.len() - 1);
+        self.plan_of.insert(key, self.plans.len() - 1);
         self.plans.len() - 1
+    }
+
+    /// The virtual link `rack` arbitrates of `parent` (delegation), created on first use with
+    /// the parent's shares resized to include it.
+    fn child_link(&mut self, parent: u32, rack: u32) -> u32 {
+        if let Some(&id) = self.virtual_link.get(&(parent, rack)) {
+            return id;
+        }
+        let id = self.arbitrators.len() as u32;
+        self.arbitrators.push(LinkArbitrator::new(0.0));
+        self.virtual_link.insert((parent, rack), id);
+        self.delegated.entry(parent).or_default().push(id);
+        self.resize(parent);
+        id
+    }
+
+    /// Resizes `parent`'s delegated shares by its children's demands: child c gets
+    /// C × (d_c + C/n) / (Σd + C) of the parent's capacity C over n children: an equal split
+    /// when nobody asks, tending to proportional to demand as demand grows, never zero.
+    /// Each child reports its demand and hears its share: two messages per child.
+    fn resize(&mut self, parent: u32) {
+        let c = self.arbitrators[parent as usize].capacity_bps();
+        let children = &self.delegated[&parent];
+        let n = children.len() as f64;
+        let total: f64 =
+            children.iter().map(|&v| self.arbitrators[v as usize].total_demand_bps()).sum();
+        for &v in children {
+            let a = &mut self.arbitrators[v as usize];
+            a.set_capacity_bps(delegated_share(c, a.total_demand_bps(), total, n));
+        }
+        self.stats.switch_messages += 2 * children.len() as u64;
+    }
+
+    /// Resizes every delegated share, and keeps the clock going while flows are active.
+    fn delegate(&mut self, fab: &mut Fabric) {
+        let parents: Vec<u32> = self.delegated.keys().copied().collect();
+        let oldest = SimTime(fab.now().as_ps().saturating_sub(self.expiry.as_ps()));
+        for parent in parents {
+            for &v in &self.delegated[&parent] {
+                self.arbitrators[v as usize].expire(oldest);
+            }
+            self.resize(parent);
+        }
+        self.delegating = self.active_flows > 0;
+        if self.delegating {
+            fab.schedule(fab.now() + self.delegation_period(), PaseEvent::Delegate(0, 0).encode());
+        }
+    }
+
+    fn delegation_period(&self) -> SimTime {
+        let rtt = self.longest_rtt.as_ps() as f64;
+        SimTime((rtt * self.params.delegation_period_rtts).round().max(1.0) as u64)
+    }
+
+    /// True if some link of `plan` is arbitrated `at`.
+    fn arbitrates(&self, plan: usize, at: At) -> bool {
+        self.plans[plan].stages.iter().any(|&(_, w)| w == at)
+    }
+
+    /// What arbitration cost so far.
+    pub fn stats(&self) -> ArbitrationStats {
+        self.stats
     }
 
     fn base_rate_bps(&self, plan: usize) -> f64 {
@@ -316,9 +445,8 @@ impl PaseTransport {
         out
     }
 
-    /// Removes `flow` (from `src` to `dst`) from its links arbitrated `at`.
-    fn release(&mut self, flow: u32, src: u32, dst: u32, at: At) {
-        let Some(&plan) = self.plan_of.get(&(src, dst)) else { return };
+    /// Removes `flow` (path `plan`) from its links arbitrated `at`.
+    fn release(&mut self, flow: u32, plan: usize, at: At) {
         for &(link, where_) in &self.plans[plan].stages {
             if where_ == at {
                 self.arbitrators[link as usize].remove(flow);
@@ -335,6 +463,7 @@ impl PaseTransport {
     /// The source arbitrates its uplink and sends a request along the path.
     fn request(&mut self, slot: u32, fab: &mut Fabric) {
         let local = self.arbitrate(slot, At::Source, UNCONSTRAINED, fab.now());
+        self.stats.requests += 1;
         let fl = &mut self.flows[slot as usize];
         fl.request = fl.request.wrapping_add(1);
         let header = ArbHeader { seq: fl.request, visits: 0, answer: local }.pack();
@@ -377,7 +506,7 @@ impl PaseTransport {
 
 impl HostTransport for PaseTransport {
     fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
-        let plan = self.plan(f.src, f.dst, fab);
+        let plan = self.plan(f.src, f.dst, f.id, fab);
         // The local answer first (§4.2): the source's uplink, before any packet leaves.
         let key = if self.params.edf { f.deadline.as_ps() } else { f.size_bytes };
         let local = self.arbitrate_key(f.id, plan, key, At::Source, UNCONSTRAINED, fab.now());
@@ -385,7 +514,9 @@ impl HostTransport for PaseTransport {
         let mut cc = self.template.clone();
         cc.queue = local.queue;
         cc.rate_window = local.rate_bps * rtt.as_secs_f64() / (MTU_BYTES as f64 * 8.0);
-        let slot = self.window.start_with(f, cc, fab);
+        // Nothing leaves before the local answer is applied: a flow the uplink's arbitrator
+        // puts in the lowest queue holds its data from the start.
+        let slot = self.window.open(f, cc);
         if self.flows.len() <= slot as usize {
             self.flows.resize(slot as usize + 1, PaseFlow::default());
         }
@@ -401,6 +532,11 @@ impl HostTransport for PaseTransport {
             ..PaseFlow::default()
         };
         let gen = fl.gen;
+        self.active_flows += 1;
+        if self.params.delegation && !self.delegating && !self.delegated.is_empty() {
+            self.delegating = true;
+            fab.schedule(fab.now() + self.delegation_period(), PaseEvent::Delegate(0, 0).encode());
+        }
         self.apply(slot, local, fab);
         self.request(slot, fab);
         let period = SimTime((rtt.as_ps() as f64 * self.params.rearbitrate_rtts).round() as u64);
@@ -420,10 +556,14 @@ impl HostTransport for PaseTransport {
             let slot = p.slot;
             let fl = &mut self.flows[slot as usize];
             fl.active = false;
-            let (src, dst) = (fl.src, fl.dst);
-            self.release(p.flow, src, dst, At::Source);
+            self.active_flows -= 1;
+            let (src, dst, plan) = (fl.src, fl.dst, fl.plan);
+            self.release(p.flow, plan, At::Source);
+            // The release carries its path's plan: the slot may hold another flow by the
+            // time it arrives.
             let rel = Packet {
                 inspect: self.params.end_to_end,
+                header: [0, plan as u32],
                 ..self.control(RELEASE, slot, src, dst, fab.now())
             };
             fab.inject(src, rel);
@@ -431,8 +571,8 @@ impl HostTransport for PaseTransport {
         }
         fab.deliver(id);
         if p.kind == RELEASE {
-            // The source is `p.src`: releases name the flow, whatever its slot holds now.
-            self.release(p.flow, p.src, p.dst, At::Destination);
+            // Releases name the flow and its plan, whatever its slot holds now.
+            self.release(p.flow, p.header[1] as usize, At::Destination);
             return None;
         }
         let fl = &self.flows[p.slot as usize];
@@ -480,6 +620,7 @@ impl HostTransport for PaseTransport {
                     SimTime((rtt.as_ps() as f64 * self.params.rearbitrate_rtts).round() as u64);
                 fab.schedule(fab.now() + period, PaseEvent::Rearbitrate(slot, gen).encode());
             }
+            PaseEvent::Delegate(..) => self.delegate(fab),
             PaseEvent::Probe(slot, gen) => {
                 let fl = &self.flows[slot as usize];
                 if !fl.active || fl.gen != gen || !fl.held {
@@ -495,28 +636,45 @@ impl HostTransport for PaseTransport {
         }
     }
 
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let s = self.stats;
+        vec![
+            ("arbitration_requests", s.requests),
+            ("arbitration_switch_messages", s.switch_messages),
+            ("arbitration_pruned", s.pruned),
+        ]
+    }
+
     fn on_switch(&mut self, node: u32, id: PacketId, fab: &mut Fabric) -> bool {
         let p = *fab.pool.get(id);
-        let mut h = ArbHeader::unpack(p.header);
-        let visit = u32::from(h.visits);
-        h.visits = h.visits.wrapping_add(1);
-        fab.pool.get_mut(id).header = h.pack();
+        // Every control packet counts the switches it visits in its first word's low byte.
+        let visit = p.header[0] & 0xFF;
+        fab.pool.get_mut(id).header[0] = (p.header[0] & !0xFF) | ((visit + 1) & 0xFF);
+        let at = At::Switch(visit);
         if p.kind == RELEASE {
-            self.release(p.flow, p.src, p.dst, At::Switch(visit));
+            let plan = p.header[1] as usize;
+            self.stats.switch_messages += u64::from(self.arbitrates(plan, at));
+            self.release(p.flow, plan, at);
             return true;
         }
+        let mut h = ArbHeader::unpack(fab.pool.get(id).header);
         let Some(fl) = self.flows.get(p.slot as usize) else { return true };
         if fl.id != p.flow {
             return true;
         }
         match p.kind {
             REQUEST if fl.active => {
+                if !self.arbitrates(fl.plan, at) {
+                    return true; // no arbitrator here for this path: the switch forwards it
+                }
+                self.stats.switch_messages += 1;
                 let before = h.answer;
-                h.answer = self.arbitrate(p.slot, At::Switch(visit), before, fab.now());
+                h.answer = self.arbitrate(p.slot, at, before, fab.now());
                 fab.pool.get_mut(id).header = h.pack();
                 let prune = self.params.pruning_queue;
                 if prune > 0 && h.answer.queue >= prune && h.answer != before {
                     // Early pruning: this arbitrator answers; the links above never hear.
+                    self.stats.pruned += 1;
                     fab.deliver(id); // consumed here
                     let resp = Packet {
                         header: h.pack(),
@@ -530,6 +688,14 @@ impl HostTransport for PaseTransport {
         }
         true
     }
+}
+
+/// A child's delegated share of a parent link of capacity `c` shared by `n` children asking
+/// for `total` in all, `demand` of it: c × (demand + c/n) / (total + c). The shares sum to c;
+/// with no demand they are equal, and as demand grows they tend to its proportions; a child
+/// asking for nothing keeps a share, so its first flow does not wait for a resize.
+fn delegated_share(c: f64, demand: f64, total: f64, n: f64) -> f64 {
+    c * (demand + c / n) / (total + c)
 }
 
 /// `transport.protocol = "pase"`.
@@ -553,6 +719,8 @@ impl Protocol for PaseProtocol {
             probing: p.probing,
             host_rate: spec.topology.host_rate(),
             sprayed: spec.topology.load_balancing != crate::spec::LoadBalancing::Ecmp,
+            delegation: p.delegation,
+            delegation_period_rtts: p.delegation_period_rtts,
         };
         let dctcp = Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha);
         let ports = PortPlan {
@@ -562,5 +730,35 @@ impl Protocol for PaseProtocol {
         };
         let window = WindowParams::from_transport(&spec.transport);
         Parts::packets(PaseTransport::new(params, window, dctcp), ports)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delegated_shares_split_equally_idle_and_follow_demand_under_load() {
+        let c = 40.0;
+        assert_eq!(delegated_share(c, 0.0, 0.0, 4.0), 10.0);
+        // Demands 30, 10, 0, 0 (total 40): (30 + 10) / 80 × 40 = 20, 10, 5, 5.
+        let shares: Vec<f64> =
+            [30.0, 10.0, 0.0, 0.0].iter().map(|&d| delegated_share(c, d, 40.0, 4.0)).collect();
+        assert_eq!(shares, vec![20.0, 10.0, 5.0, 5.0]);
+        assert_eq!(shares.iter().sum::<f64>(), c);
+        // Heavy demand: nearly proportional (990 of 1000 asked → 99 % minus the floors' pull).
+        let big = delegated_share(c, 990.0, 1000.0, 2.0);
+        assert!((big - 40.0 * 1010.0 / 1040.0).abs() < 1e-9 && big > 38.0);
+    }
+
+    #[test]
+    fn arbitration_headers_survive_the_wire() {
+        let h = ArbHeader {
+            seq: 65535,
+            visits: 5,
+            answer: Assignment { queue: 7, rate_bps: 1.25e9 },
+        };
+        assert_eq!(ArbHeader::unpack(h.pack()), h);
+        assert!(newer(0, 65535) && !newer(65535, 0) && !newer(3, 3));
     }
 }

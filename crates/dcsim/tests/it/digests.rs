@@ -74,6 +74,26 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
                 "topology.k=4",
                 "transport.protocol=pase",
                 "workload.matrix=left-right",
+                "pase.delegation=false",
+            ],
+        ),
+        (
+            "fat-tree-pase-ecmp",
+            vec![
+                "topology.kind=fat-tree",
+                "topology.k=4",
+                "topology.load_balancing=ecmp",
+                "transport.protocol=pase",
+                "workload.matrix=left-right",
+            ],
+        ),
+        (
+            "fat-tree-pase-delegation",
+            vec![
+                "topology.kind=fat-tree",
+                "topology.k=4",
+                "transport.protocol=pase",
+                "workload.matrix=left-right",
             ],
         ),
         (

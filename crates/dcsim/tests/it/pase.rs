@@ -52,3 +52,64 @@ fn every_queue_count_and_variant_runs_clean() {
         assert_eq!(out.summary.flows_completed, 4, "{pase}");
     }
 }
+
+#[test]
+fn on_one_link_the_short_flow_has_the_line_rate_and_the_long_one_probes_until_promoted() {
+    // Two hosts, one 10 Gbps link (200 ns): flow 0 (10 packets) and flow 1 (20 packets) from
+    // host 0 to host 1 at time 0, two queues, re-arbitration every 10 base RTTs. Hand-computed
+    // timeline (packets 1500 B = 1.2 µs, control packets and probes 40 B = 32 ns; base RTT
+    // = 1.2 + 0.2 + 0.032 + 0.2 = 1.632 µs):
+    // * Flow 0's local answer: queue 0 at 10 Gbps, window ⌈10 Gbps × 1.632 µs / 1500 B⌉ = 2.
+    //   Flow 1's: 10 Gbps of demand ahead = C, so queue 1 at the base rate: it holds its data
+    //   and sends one probe (queue 1, behind every packet of flow 0).
+    // * Source NIC: data 1 (0-1.2), data 2 (1.2-2.4), both requests (queue 0, enqueued at
+    //   time 0, 2.4-2.464), then data 3..10 back to back (each enqueued by an ACK while the
+    //   previous one is on the wire): the last ends at 2.464 + 8 × 1.2 = 12.064; its ACK is
+    //   back at 12.064 + 0.2 + 0.032 + 0.2 = 12.496 µs: the ideal 12.432 plus the two
+    //   requests' 64 ns.
+    // * Flow 1 learns it is alone at its first re-arbitration, 10 × 1.632 = 16.32 µs: request
+    //   16.32-16.352, at host 1 at 16.552, response 16.552-16.584, back at 16.784. Promoted to
+    //   queue 0 at 10 Gbps, it resends from its first unacknowledged packet (probes carry no
+    //   data): 20 packets back to back end at 16.784 + 24 = 40.784, plus one re-arbitration
+    //   request (32.64 µs) between them: 40.816; the last ACK is back at 41.248 µs.
+    let spec = "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pase\"\n\
+                [pase]\nqueues = 2\nrearbitrate_rtts = 10\n";
+    let out = run(spec_with_trace(spec, &["0,0,1,14600,0", "1,0,1,29200,0"]), &[]);
+    assert_eq!(out.records.ideal_ps[0], ns(12_432));
+    assert_eq!(fct_ps(&out, 0), ns(12_496), "flow 0: line rate from the start");
+    assert_eq!(fct_ps(&out, 1), ns(41_248), "flow 1: promoted at its first re-arbitration");
+    // No data packet was sent twice: the held flow sent nothing but probes before promotion.
+    assert_eq!(out.summary.counters.data_packets_injected, 30);
+    let t = &out.summary.counters.transport_counters;
+    // Requests: both flows at 0, flow 1 at 16.32 and 32.64 µs.
+    assert_eq!(t["arbitration_requests"], 4, "{t:?}");
+    assert_eq!(t["arbitration_switch_messages"], 0, "no switch on this path");
+}
+
+#[test]
+fn delegation_keeps_requests_at_the_racks() {
+    // One inter-pod flow on a k = 4 fat-tree: its path has four switch arbitrators' links
+    // (ToR → aggregation at the ToR, aggregation → core at the aggregation switch, core →
+    // aggregation and aggregation → ToR where they end). Without delegation every request is
+    // processed four times; with it only at the two racks, plus delegation's own messages: a
+    // demand report and a share answer for each of the two delegated links when the racks
+    // first use them, and again at every resize (every 10 base RTTs: three before the flow
+    // ends, about 32 base RTTs after it starts). The last release is still in flight when the
+    // run ends. Delegated shares leave a lone flow the whole link: the same FCT.
+    let counters = |delegation: bool| {
+        let spec = format!(
+            "[topology]\nkind = \"fat-tree\"\nk = 4\n[transport]\nprotocol = \"pase\"\n\
+             [pase]\ndelegation = {delegation}\n"
+        );
+        let out = run(spec_with_trace(&spec, &["0,0,15,146000,0"]), &[]);
+        (fct_ps(&out, 0), out.summary.counters.transport_counters.clone())
+    };
+    let (fct_off, off) = counters(false);
+    let (fct_on, on) = counters(true);
+    assert_eq!(fct_on, fct_off);
+    let requests = off["arbitration_requests"];
+    assert_eq!(requests, 32);
+    assert_eq!(on["arbitration_requests"], requests);
+    assert_eq!(off["arbitration_switch_messages"], 4 * requests);
+    assert_eq!(on["arbitration_switch_messages"], 2 * requests + 2 * 2 * (1 + 3));
+}

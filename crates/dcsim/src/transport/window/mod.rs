@@ -227,6 +227,14 @@ impl<C: CongestionControl> WindowTransport<C> {
 
     /// Starts flow `f` now with policy `cc` (its protocol's initial decision).
     pub fn start_with(&mut self, f: &FlowArrival, cc: C, fab: &mut Fabric) -> u32 {
+        let slot = self.open(f, cc);
+        self.pump(slot, fab);
+        slot
+    }
+
+    /// Sets up flow `f` with policy `cc` and returns its slot, without sending anything: the
+    /// caller sets its window (or holds it) first, then [`Self::pump`]s.
+    pub fn open(&mut self, f: &FlowArrival, cc: C) -> u32 {
         let n_pkts = crate::units::Bytes(f.size_bytes).packets();
         let words = (n_pkts as usize).div_ceil(64);
         let init = self.params.initial_window as f64;
@@ -253,7 +261,6 @@ impl<C: CongestionControl> WindowTransport<C> {
         new.win =
             Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 };
         *fl = new;
-        pump(&self.params, slot, fl, fab);
         slot
     }
 
