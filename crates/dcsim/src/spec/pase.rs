@@ -59,7 +59,8 @@ pub struct PaseSpec {
     pub rearbitrate_rtts: f64,
     /// Base rate of a flow not in the top queue of some link: packets per base RTT (1).
     pub base_rate_pkts_per_rtt: f64,
-    /// Lowest-queue flows send a header-only probe every RTT instead of data (true).
+    /// Lowest-queue flows send a header-only probe every RTT instead of data (true); false:
+    /// they send data with a window of one packet.
     pub probing: bool,
     /// Delegation: links above the racks are arbitrated by the racks' arbitrators on shares
     /// of the link their parent delegates to them (true).

@@ -22,7 +22,7 @@
 //! * **End hosts (§4.3.2).** Packets carry the arbitrated queue. A top-queue flow sends at its
 //!   reference rate (window = rate × base RTT); a middle-queue flow is a DCTCP source; a
 //!   lowest-queue flow holds its data and sends a header-only probe every base RTT until it
-//!   is promoted (with `probing`). `rate_control = "dctcp"` makes every flow a DCTCP source in
+//!   is promoted (with `probing`; without, it sends data with a window of one packet). `rate_control = "dctcp"` makes every flow a DCTCP source in
 //!   its arbitrated queue (PASE-DCTCP, Fig. 13a). Loss recovery is the window mechanism's.
 //! * **Switches.** `pase.queues` strict-priority queues over a shared buffer with ECN marking
 //!   at `dctcp.marking_threshold_bytes` on the port (DCTCP's threshold).
@@ -171,14 +171,24 @@ pub struct PaseCc {
     dctcp: Dctcp,
     queue: u8,
     reference_rate: bool,
+    /// The lowest queue.
+    lowest: u8,
     /// The reference rate as a window, packets: rate × base RTT (one full packet and its ACK),
     /// rounded up so that a line-rate flow keeps its path busy.
     rate_window: f64,
 }
 
 impl PaseCc {
-    fn top(&self) -> bool {
-        self.reference_rate && self.queue == 0
+    /// The window PASE's rate control sets, if the queue has one: the reference rate's in the
+    /// top queue, one packet in the lowest (when it sends data: without probing). Middle
+    /// queues (and PASE-DCTCP) are DCTCP sources.
+    fn pinned_window(&self) -> Option<f64> {
+        match self.queue {
+            _ if !self.reference_rate => None,
+            0 => Some(self.rate_window.ceil()),
+            q if q == self.lowest => Some(1.0),
+            _ => None,
+        }
     }
 }
 
@@ -193,15 +203,14 @@ impl CongestionControl for PaseCc {
         self.dctcp.on_ack_bookkeeping(acked, ece, ctx);
     }
     fn on_ack(&mut self, w: &mut Window, acked: u32, _ctx: &FlowCtx) {
-        if self.top() {
-            w.cwnd = self.rate_window.ceil().clamp(1.0, w.max);
-        } else {
-            w.grow(acked);
+        match self.pinned_window() {
+            Some(win) => w.cwnd = win.clamp(1.0, w.max),
+            None => w.grow(acked),
         }
     }
     fn on_ece(&mut self, w: &mut Window, ctx: &FlowCtx) -> bool {
-        // The top queue follows its reference rate; the others are DCTCP sources.
-        !self.top() && self.dctcp.cut(w, self.dctcp.alpha, ctx)
+        // The top and lowest queues keep their set windows; the others are DCTCP sources.
+        self.pinned_window().is_none() && self.dctcp.cut(w, self.dctcp.alpha, ctx)
     }
 }
 
@@ -255,6 +264,7 @@ impl PaseTransport {
             dctcp,
             queue: 0,
             reference_rate: params.reference_rate,
+            lowest: params.queues - 1,
             rate_window: 1.0,
         };
         PaseTransport {
@@ -431,14 +441,16 @@ impl PaseTransport {
         now: SimTime,
     ) -> Assignment {
         let base = self.base_rate_bps(plan);
-        let demand = self.params.host_rate.0 as f64;
+        let nic = self.params.host_rate.0 as f64;
         let oldest = SimTime(now.as_ps().saturating_sub(self.expiry.as_ps()));
         let mut out = so_far;
         for &(link, where_) in &self.plans[plan].stages {
             if where_ == at {
                 let a = &mut self.arbitrators[link as usize];
                 a.expire(oldest);
-                a.update(flow, key, demand, now);
+                // Bottom up, a flow asks each link for what the links before it granted: one
+                // held back below does not crowd out the flows a link could serve.
+                a.update(flow, key, nic.min(out.rate_bps), now);
                 out = out.combine(a.assign(flow, self.params.queues, base));
             }
         }
@@ -485,8 +497,8 @@ impl PaseTransport {
         let Some((cc, w)) = self.window.flow_mut(slot, id) else { return };
         cc.queue = a.queue;
         cc.rate_window = a.rate_bps * rtt.as_secs_f64() / (MTU_BYTES as f64 * 8.0);
-        if cc.top() {
-            w.cwnd = cc.rate_window.ceil().clamp(1.0, w.max);
+        if let Some(win) = cc.pinned_window() {
+            w.cwnd = win.clamp(1.0, w.max);
         }
         let hold = self.params.reference_rate && self.params.probing && a.queue == lowest;
         let fl = &mut self.flows[slot as usize];
