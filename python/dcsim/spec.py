@@ -249,6 +249,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "pase.probing": True,
     "pase.delegation": True,
     "pase.delegation_period_rtts": 10.0,
+    "pase.control_bytes": 40,
 }
 
 

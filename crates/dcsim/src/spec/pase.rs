@@ -67,6 +67,8 @@ pub struct PaseSpec {
     pub delegation: bool,
     /// Delegated shares are resized every this many base RTTs of the longest path (10).
     pub delegation_period_rtts: f64,
+    /// Wire size of arbitration requests, responses and releases, bytes (40: a header).
+    pub control_bytes: u32,
 }
 
 /// Resolves `[pase]`.
@@ -101,6 +103,7 @@ pub fn resolve(p: &Section<'_>) -> Result<PaseSpec, SpecError> {
             1e4,
             "must be a positive number of RTTs",
         )?,
+        control_bytes: p.u32_in("control_bytes", 40, 40, 1500)?,
     };
     if spec.pruning_queue >= queues {
         return Err(SpecError::new(

@@ -10,7 +10,7 @@
 //!   the switches, bottom up: an upward hop at the switch it leaves, a downward hop at the
 //!   switch it enters.
 //! * **Control traffic is real.** A new flow starts at once with its source's local answer
-//!   (its uplink's queue and rate) and sends a 40-byte request along its path; each switch
+//!   (its uplink's queue and rate) and sends a request (`control_bytes`, 40 by default) along its path; each switch
 //!   arbitrator on the way adds its link, the destination adds its downlink and answers the
 //!   source with a 40-byte response: after about one RTT the flow has its global priority
 //!   (§4.2). Requests repeat every `rearbitrate_rtts` base RTTs with the bytes left; a
@@ -43,7 +43,7 @@ use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind};
 use crate::queue::EcnMarking;
 use crate::spec::{PaseArbitration, PaseOrder, PaseRateControl, Spec};
-use crate::units::{BitRate, CONTROL_BYTES, MTU_BYTES};
+use crate::units::{BitRate, MTU_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
 use std::collections::{BTreeMap, HashMap};
@@ -123,6 +123,8 @@ pub struct PaseParams {
     pub delegation: bool,
     /// Delegated shares are resized every this many base RTTs (of the longest path).
     pub delegation_period_rtts: f64,
+    /// Wire size of requests, responses and releases, bytes.
+    pub control_bytes: u32,
 }
 
 /// The answer before any arbitrator: the top queue at any rate.
@@ -469,7 +471,7 @@ impl PaseTransport {
     /// A control packet of flow `slot`.
     fn control(&self, kind: PacketKind, slot: u32, from: u32, to: u32, now: SimTime) -> Packet {
         let fl = &self.flows[slot as usize];
-        Packet::new(kind, fl.id, slot, from, to, 0, CONTROL_BYTES, now)
+        Packet::new(kind, fl.id, slot, from, to, 0, self.params.control_bytes, now)
     }
 
     /// The source arbitrates its uplink and sends a request along the path.
@@ -733,6 +735,7 @@ impl Protocol for PaseProtocol {
             sprayed: spec.topology.load_balancing != crate::spec::LoadBalancing::Ecmp,
             delegation: p.delegation,
             delegation_period_rtts: p.delegation_period_rtts,
+            control_bytes: p.control_bytes,
         };
         let dctcp = Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha);
         let ports = PortPlan {
