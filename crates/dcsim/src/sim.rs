@@ -1,16 +1,19 @@
 //! A simulation run: builds the fabric, transport and workload from a [`Spec`] and drives
 //! the event loop until every flow has finished (or the time limit, or with
-//! `stop_when = "n-finished"` the `flows`-th completion).
+//! `stop_when = "n-finished"` the `flows`-th completion). Long-lived flows
+//! (`workload.long_lived_flows`) run beside the run's flows from time 0 and never end it.
 
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric};
-use crate::metrics::{ideal_fct, path_hops, summarize, FlowRecords, Hop, RunCounters, Summary};
+use crate::metrics::{
+    ideal_fct, path_hops, summarize, FlowRecords, Hop, LongLivedMeter, RunCounters, Summary,
+};
 use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
 use crate::spec::{LoadBalancing, Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
 use crate::transport::{AnyHost, Completion, HostTransport, Model, QueuePlan};
 use crate::units::HORIZON;
-use crate::workload::{FlowArrival, Generator};
+use crate::workload::{is_long_lived, FlowArrival, Generator};
 use dcsim_engine::SimTime;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -60,6 +63,8 @@ pub struct Simulation {
     first_arrival: Option<SimTime>,
     at_last_arrival: Option<(SimTime, u64)>,
     timeseries: crate::metrics::Timeseries,
+    /// What the long-lived flows delivered.
+    long_lived: LongLivedMeter,
 }
 
 impl Simulation {
@@ -111,6 +116,7 @@ impl Simulation {
             first_arrival: None,
             at_last_arrival: None,
             timeseries: crate::metrics::Timeseries::default(),
+            long_lived: LongLivedMeter::new(spec.workload.long_lived_flows as usize),
             spec,
         })
     }
@@ -165,8 +171,14 @@ impl Simulation {
         self.first_arrival.get_or_insert(now);
         self.schedule_next_arrival();
         if self.next.is_none() {
-            self.at_last_arrival = Some((now, self.fab.counters.data_bytes_delivered));
+            self.at_last_arrival = Some((now, self.run_bytes_delivered()));
         }
+    }
+
+    /// Data bytes (on the wire) delivered so far of the run's flows (the long-lived flows' left
+    /// out).
+    fn run_bytes_delivered(&self) -> u64 {
+        self.fab.counters.data_bytes_delivered - self.long_lived.wire_bytes
     }
 
     fn schedule_next_arrival(&mut self) {
@@ -278,6 +290,19 @@ impl Simulation {
         }
         let n_hosts = self.fab.net.n_hosts();
         let total = self.workload.total();
+        // The long-lived flows start at time 0, before any flow of the run.
+        for f in self.workload.long_lived().to_vec() {
+            self.transport.start_flow(&f, &mut self.fab);
+        }
+        // The long-lived flows' events never run out, so a stalled flow of the run cannot end
+        // the run that way: with them, the run also stops (counting its open flows as
+        // stalled) once no packet of its flows has reached a host, and no flow has arrived,
+        // for eight of the longest retransmission timeouts (at least 1 ms).
+        let watch_stalls = !self.long_lived.is_empty();
+        let stall_after =
+            SimTime::from_us_f64(8.0 * self.spec.transport.max_rto_us).max(SimTime::from_ms(1));
+        let mut last_progress = SimTime::ZERO;
+        let mut stalled = false;
         self.schedule_next_arrival();
         let mut last_report = 0.0f64;
         let sample_every = SimTime::from_us_f64(self.spec.output.timeseries_us);
@@ -306,13 +331,23 @@ impl Simulation {
                             node,
                             "packet delivered to the wrong host"
                         );
-                        if let Some(c) = self.transport.on_packet(pkt, &mut self.fab) {
+                        if watch_stalls {
+                            let p = self.fab.pool.get(pkt);
+                            if is_long_lived(p.flow) {
+                                self.long_lived.on_delivered(p);
+                            } else {
+                                last_progress = at;
+                            }
+                        }
+                        // A long-lived flow is no flow of the run (and 1 TB never ends in one).
+                        let done = self.transport.on_packet(pkt, &mut self.fab);
+                        if let Some(c) = done.filter(|c| !is_long_lived(c.flow)) {
                             self.record(c);
                             // Checked per completion, not per event.
                             if self.finish_target == Some(self.completed) {
                                 // ns-2's `sim_end`: the flows still open are left out.
                                 self.at_last_arrival =
-                                    Some((self.fab.now(), self.fab.counters.data_bytes_delivered));
+                                    Some((self.fab.now(), self.run_bytes_delivered()));
                                 break;
                             }
                         }
@@ -323,10 +358,20 @@ impl Simulation {
                     }
                 }
                 Event::TxDone(port) => self.fab.on_tx_done(port),
-                Event::NextFlow => self.start_next_flow(),
+                Event::NextFlow => {
+                    self.start_next_flow();
+                    last_progress = at;
+                }
                 Event::Transport { code, a, b } => {
                     self.transport.on_event(code, a, b, &mut self.fab)
                 }
+            }
+            if watch_stalls
+                && at - last_progress > stall_after
+                && self.completed < self.records.len() as u64
+            {
+                stalled = true;
+                break;
             }
             if self.fab.sched.processed() & 0xFFFF == 0 {
                 let secs = wall.elapsed().as_secs_f64();
@@ -356,11 +401,12 @@ impl Simulation {
         debug_assert_eq!(conservation_error, 0, "packets were lost or invented");
         // Invariant: without a time limit a run ends only when every flow has finished; a
         // flow still open when the events ran out is stuck for good.
-        let flows_stalled = if self.stop_at == SimTime::MAX && self.finish_target.is_none() {
-            self.records.len() as u64 - self.completed
-        } else {
-            0
-        };
+        let flows_stalled =
+            if stalled || (self.stop_at == SimTime::MAX && self.finish_target.is_none()) {
+                self.records.len() as u64 - self.completed
+            } else {
+                0
+            };
         debug_assert_eq!(flows_stalled, 0, "flows stalled with no event left to move them");
         let fab = &self.fab;
         let counters = RunCounters {
@@ -388,6 +434,11 @@ impl Simulation {
                 .into_iter()
                 .map(|(name, value)| (name.to_owned(), value))
                 .collect(),
+            long_lived_bytes_delivered: self.long_lived.payload_bytes,
+            long_lived_goodput_gbps: match fab.now().as_secs_f64() {
+                secs if secs > 0.0 => self.long_lived.payload_bytes as f64 * 8.0 / secs / 1e9,
+                _ => 0.0,
+            },
             timeseries: std::mem::take(&mut self.timeseries),
         };
         let warmup =

@@ -22,6 +22,17 @@ use std::collections::VecDeque;
 /// No request / no deadline marker.
 pub const NONE: u32 = u32::MAX;
 
+/// The id of the first long-lived flow (`workload.long_lived_flows`); flow k has this id + k.
+/// Above every id the run's flows take (those count up from 0), so a transport, the fabric and
+/// the simulation tell the two apart by id alone.
+pub const LONG_LIVED_ID: u32 = u32::MAX - 1 - crate::spec::MAX_LONG_LIVED_FLOWS;
+
+/// Whether flow `id` is one of the long-lived flows.
+#[inline]
+pub fn is_long_lived(id: u32) -> bool {
+    id >= LONG_LIVED_ID
+}
+
 /// A flow to start.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FlowArrival {
@@ -76,6 +87,7 @@ enum Source {
 }
 
 /// How a Poisson flow's source and destination are drawn.
+#[derive(Clone)]
 enum Pairs {
     /// Any two distinct hosts.
     AllToAll,
@@ -99,6 +111,66 @@ fn halves(racks: &[u32]) -> (Vec<u32>, Vec<u32>) {
     } else {
         hosts.partition(|&h| h < racks.len() as u32 / 2)
     }
+}
+
+impl Pairs {
+    /// The next flow's (source, destination) among `n_hosts` hosts, drawn from `rng`.
+    fn draw(&mut self, rng: &mut Rng, n_hosts: u32) -> (u32, u32) {
+        match self {
+            Pairs::To(d) => (other(rng, n_hosts, *d), *d),
+            Pairs::Permutation(p) => {
+                let src = rng.below(n_hosts as u64) as u32;
+                (src, p[src as usize])
+            }
+            Pairs::AllToAll => {
+                let src = rng.below(n_hosts as u64) as u32;
+                (src, other(rng, n_hosts, src))
+            }
+            Pairs::LeftRight { left, right } => {
+                let src = left[rng.below(left.len() as u64) as usize];
+                (src, right[rng.below(right.len() as u64) as usize])
+            }
+            Pairs::IntraRack { hosts, next } => {
+                let d = *next % hosts.len();
+                *next += 1;
+                let s = other(rng, hosts.len() as u32, d as u32) as usize;
+                (hosts[s], hosts[d])
+            }
+        }
+    }
+}
+
+/// The `n` long-lived flows (`workload.long_lived_flows`): their pairs are drawn from the run's
+/// matrix (`source`; an incast flow's pair is a random sender and receiver) with a stream of
+/// their own, so the run's flows are the same with or without them; they start at time 0, with
+/// no deadline, and carry the largest flow dcsim simulates (1 TB: 800 s at 10 Gbps), so they do
+/// not finish during a run.
+fn long_lived_flows(n: u32, source: &Source, n_hosts: u32, seed: u64) -> Vec<FlowArrival> {
+    let mut pairs = match source {
+        Source::Poisson { pairs } => pairs.clone(),
+        Source::Incast { .. } => Pairs::AllToAll,
+        Source::Trace { .. } => {
+            assert_eq!(n, 0, "the spec rejects long-lived flows with a trace");
+            return Vec::new();
+        }
+    };
+    let mut rng = Stream::LongLivedFlows.rng(seed);
+    (0..n)
+        .map(|k| {
+            let (src, dst) = pairs.draw(&mut rng, n_hosts);
+            FlowArrival {
+                id: LONG_LIVED_ID + k,
+                label: (LONG_LIVED_ID + k) as u64,
+                src,
+                dst,
+                size_bytes: crate::units::MAX_FLOW_BYTES,
+                start: SimTime::ZERO,
+                deadline: SimTime::MAX,
+                tenant: 0,
+                request: NONE,
+            }
+        })
+        .collect()
 }
 
 /// A uniformly random index below `n` other than `not`.
@@ -142,6 +214,8 @@ pub struct Generator {
     queries: Option<Queries>,
     query_pending: VecDeque<FlowArrival>,
     next_request: u32,
+    /// The long-lived flows (`workload.long_lived_flows`), apart from the run's flows.
+    long_lived: Vec<FlowArrival>,
 }
 
 /// Partition/aggregate queries on top of the background traffic (PIAS §5.1, Figs. 8-9): host 0
@@ -276,6 +350,7 @@ impl Generator {
         // Run until `flows` have finished: the arrivals never run out (the simulation stops).
         let n_finished = w.stop_when == crate::spec::StopWhen::NFinished;
         let (limit, target) = if n_finished { (u64::MAX, limit) } else { (limit, limit) };
+        let long_lived = long_lived_flows(w.long_lived_flows, &source, n_hosts, spec.seed);
         Ok(Generator {
             source,
             sizes,
@@ -311,7 +386,14 @@ impl Generator {
             }),
             query_pending: VecDeque::new(),
             next_request: 0,
+            long_lived,
         })
+    }
+
+    /// The long-lived flows, to start at time 0 (not among the flows [`Generator::next_flow`]
+    /// produces, nor counted by [`Generator::total`]).
+    pub fn long_lived(&self) -> &[FlowArrival] {
+        &self.long_lived
     }
 
     /// How many flows the run is about: all this generator produces, or with `stop_when =
@@ -398,28 +480,7 @@ impl Generator {
                 }
                 let tenant =
                     tenant_of(id, self.sizes.len(), &self.tenant_cdf, &mut self.rng_tenant);
-                let rng = &mut self.rng_pair;
-                let (src, dst) = match pairs {
-                    Pairs::To(d) => (other(rng, self.n_hosts, *d), *d),
-                    Pairs::Permutation(p) => {
-                        let src = rng.below(self.n_hosts as u64) as u32;
-                        (src, p[src as usize])
-                    }
-                    Pairs::AllToAll => {
-                        let src = rng.below(self.n_hosts as u64) as u32;
-                        (src, other(rng, self.n_hosts, src))
-                    }
-                    Pairs::LeftRight { left, right } => {
-                        let src = left[rng.below(left.len() as u64) as usize];
-                        (src, right[rng.below(right.len() as u64) as usize])
-                    }
-                    Pairs::IntraRack { hosts, next } => {
-                        let d = *next % hosts.len();
-                        *next += 1;
-                        let s = other(rng, hosts.len() as u32, d as u32) as usize;
-                        (hosts[s], hosts[d])
-                    }
-                };
+                let (src, dst) = pairs.draw(&mut self.rng_pair, self.n_hosts);
                 let size = self.sizes[tenant as usize].sample(&mut self.rng_size);
                 FlowArrival {
                     id,
