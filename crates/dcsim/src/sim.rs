@@ -92,7 +92,7 @@ impl Simulation {
             (queue, plan.marking)
         };
         let net = Network::build_with_service_hosts(&spec.topology, parts.service_hosts, &factory);
-        let workload = Generator::new(&spec, &net.host_racks(spec.topology.n_hosts()))?;
+        let workload = Generator::new(&spec, &net)?;
         let fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
         let stop_at = if spec.workload.duration_ms > 0.0 {
             SimTime::from_secs_f64(spec.workload.duration_ms / 1e3)

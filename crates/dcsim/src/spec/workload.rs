@@ -68,7 +68,11 @@ pub enum Matrix {
     FanIn,
     /// Senders in the left half of the racks (pods of a fat-tree; hosts, with one rack) send
     /// to receivers in the right half, so the fabric's core is the bottleneck (PASE
-    /// SIGCOMM'14 §4.2, "left-right inter-rack"). The load is on the senders' links.
+    /// SIGCOMM'14 §4.2, "left-right inter-rack"). The load is on the bottleneck: the narrower
+    /// of the senders' links together and the links out of the left half toward the rest of
+    /// the fabric (the left racks' uplinks to the spines, the left pods' links to the core, a
+    /// dumbbell's middle link), as PASE's Fig. 10a loads the aggregation–core links. Without
+    /// oversubscription the two are equal.
     LeftRight,
     /// All-to-all within rack 0: each flow goes to the next host of the rack in round robin
     /// (the aggregator) from a random other host of the rack (PASE SIGCOMM'14 §4.2,
@@ -113,7 +117,8 @@ pub struct WorkloadSpec {
     pub size_sampling: SizeSampling,
     /// Used when `flow_sizes = "bimodal"`.
     pub bimodal: BimodalSpec,
-    /// Offered load on each host link, 0 < load < 1. Default 0.6.
+    /// Offered load on each host link (fan-in: host 0's; left-right: the bottleneck's, see
+    /// [`Matrix::LeftRight`]), 0 < load < 1. Default 0.6.
     pub load: f64,
     /// Mean flow size used for the arrival rate, bytes; 0 (default) = the exact mean of the
     /// size distribution as sampled. The ns-2 scripts use 1138 × 1460 B for web search.

@@ -118,7 +118,7 @@ fn long_lived_pairs_follow_the_matrix_with_their_own_stream() {
                 dcsim::queue::EcnMarking::Off,
             )
         });
-        let g = dcsim::workload::Generator::new(&spec, &net.host_racks(16)).unwrap();
+        let g = dcsim::workload::Generator::new(&spec, &net).unwrap();
         g.long_lived().to_vec()
     };
     let flows = |extra: &str| seeded(1, extra);
