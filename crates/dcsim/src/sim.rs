@@ -299,8 +299,8 @@ impl Simulation {
         // stalled) once no packet of its flows has reached a host, and no flow has arrived,
         // for eight of the longest retransmission timeouts (at least 1 ms).
         let watch_stalls = !self.long_lived.is_empty();
-        let stall_after =
-            SimTime::from_us_f64(8.0 * self.spec.transport.max_rto_us).max(SimTime::from_ms(1));
+        let longest_rto_us = self.spec.transport.max_rto_us.max(self.spec.pfabric.rto_us);
+        let stall_after = SimTime::from_us_f64(8.0 * longest_rto_us).max(SimTime::from_ms(1));
         let mut last_progress = SimTime::ZERO;
         let mut stalled = false;
         self.schedule_next_arrival();

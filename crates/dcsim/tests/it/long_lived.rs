@@ -85,6 +85,36 @@ fn every_protocol_runs_the_same_flows_beside_long_lived_ones_to_completion() {
     }
 }
 
+/// A flow that can never finish (its first packet is dropped every time it is sent) beside a
+/// long-lived flow: the events never run out, so the stall watchdog ends the run after 8
+/// maximum RTOs (8 ms here) without progress of the run's flow, and reports it stalled (debug
+/// builds assert on it).
+#[test]
+#[cfg_attr(debug_assertions, should_panic(expected = "flows stalled"))]
+fn a_stalled_flow_ends_the_run_beside_long_lived_flows() {
+    let spec = spec_with_overrides(
+        &STAR.replace("flow_sizes = 2000000", "flow_sizes = 10000"),
+        &[
+            "workload.long_lived_flows=1".into(),
+            "transport.protocol=tcp".into(),
+            "transport.max_rto_us=1000".into(),
+        ],
+    )
+    .unwrap();
+    let drop_first = dcsim::fabric::LossRule {
+        flow: 0,
+        seq: 0,
+        kind: dcsim::packet::PacketKind::DATA,
+        hop: 0,
+        count: u32::MAX,
+    };
+    let out = Simulation::new(spec).unwrap().with_loss(drop_first).run(&mut |_| true).unwrap();
+    let c = &out.summary.counters;
+    assert_eq!((c.flows_stalled, out.summary.flows_completed), (1, 0));
+    assert!(c.sim_time_us > 8000.0 && c.sim_time_us < 12_000.0, "{}", c.sim_time_us);
+    assert_eq!(c.conservation_error, 0);
+}
+
 #[test]
 fn n_finished_and_warm_up_count_the_runs_flows_only() {
     let overrides: Vec<String> = [
