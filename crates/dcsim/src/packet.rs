@@ -229,14 +229,22 @@ impl SeqSet {
     /// Adds `seq`; true if it was not in the set.
     #[inline]
     pub fn insert(&mut self, seq: u32) -> bool {
-        let w = (seq / 64) as usize;
-        if w >= self.words.len() {
-            self.words.resize(w + 1, 0);
-        }
         let bit = 1 << (seq % 64);
-        let new = self.words[w] & bit == 0;
-        self.words[w] |= bit;
-        new
+        match self.words.get_mut((seq / 64) as usize) {
+            Some(w) => {
+                let new = *w & bit == 0;
+                *w |= bit;
+                new
+            }
+            None => self.grow_to_insert(seq),
+        }
+    }
+
+    /// Adds `seq`, beyond the storage so far.
+    #[cold]
+    fn grow_to_insert(&mut self, seq: u32) -> bool {
+        self.words.resize((seq / 64) as usize + 1, 0);
+        self.insert(seq)
     }
 }
 

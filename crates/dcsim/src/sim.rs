@@ -4,16 +4,14 @@
 //! (`workload.long_lived_flows`) run beside the run's flows from time 0 and never end it.
 
 use crate::error::{RunError, SpecError};
-use crate::fabric::{Event, Fabric};
-use crate::metrics::{
-    ideal_fct, path_hops, summarize, FlowRecords, Hop, LongLivedMeter, RunCounters, Summary,
-};
+use crate::fabric::{Event, Fabric, FlowMeter};
+use crate::metrics::{ideal_fct, path_hops, summarize, FlowRecords, Hop, RunCounters, Summary};
 use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
 use crate::spec::{LoadBalancing, Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
 use crate::transport::{AnyHost, Completion, HostTransport, Model, QueuePlan};
 use crate::units::HORIZON;
-use crate::workload::{is_long_lived, FlowArrival, Generator};
+use crate::workload::{is_long_lived, FlowArrival, Generator, LONG_LIVED_ID};
 use dcsim_engine::SimTime;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -63,8 +61,6 @@ pub struct Simulation {
     first_arrival: Option<SimTime>,
     at_last_arrival: Option<(SimTime, u64)>,
     timeseries: crate::metrics::Timeseries,
-    /// What the long-lived flows delivered.
-    long_lived: LongLivedMeter,
 }
 
 impl Simulation {
@@ -93,7 +89,9 @@ impl Simulation {
         };
         let net = Network::build_with_service_hosts(&spec.topology, parts.service_hosts, &factory);
         let workload = Generator::new(&spec, &net)?;
-        let fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
+        let mut fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
+        // What the long-lived flows deliver is counted apart, for the summary.
+        fab.meter = FlowMeter::new(LONG_LIVED_ID, spec.workload.long_lived_flows);
         let stop_at = if spec.workload.duration_ms > 0.0 {
             SimTime::from_secs_f64(spec.workload.duration_ms / 1e3)
         } else {
@@ -116,7 +114,6 @@ impl Simulation {
             first_arrival: None,
             at_last_arrival: None,
             timeseries: crate::metrics::Timeseries::default(),
-            long_lived: LongLivedMeter::new(spec.workload.long_lived_flows as usize),
             spec,
         })
     }
@@ -178,7 +175,22 @@ impl Simulation {
     /// Data bytes (on the wire) delivered so far of the run's flows (the long-lived flows' left
     /// out).
     fn run_bytes_delivered(&self) -> u64 {
-        self.fab.counters.data_bytes_delivered - self.long_lived.wire_bytes
+        self.fab.counters.data_bytes_delivered - self.fab.meter.wire_bytes
+    }
+
+    /// With long-lived flows, whose events never run out: called now and then, true once the
+    /// run's flows have made no progress (no packet of theirs delivered, no flow arrived) for
+    /// `stall_after` while some are open. `mark` holds the progress count last seen and when
+    /// it was first seen.
+    fn stalled(&self, mark: &mut (u64, SimTime), stall_after: SimTime) -> bool {
+        let now = self.fab.now();
+        let progress =
+            self.fab.counters.delivered - self.fab.meter.packets + self.records.len() as u64;
+        if progress != mark.0 {
+            *mark = (progress, now);
+            return false;
+        }
+        now - mark.1 > stall_after && self.completed < self.records.len() as u64
     }
 
     fn schedule_next_arrival(&mut self) {
@@ -296,12 +308,13 @@ impl Simulation {
         }
         // The long-lived flows' events never run out, so a stalled flow of the run cannot end
         // the run that way: with them, the run also stops (counting its open flows as
-        // stalled) once no packet of its flows has reached a host, and no flow has arrived,
-        // for eight of the longest retransmission timeouts (at least 1 ms).
-        let watch_stalls = !self.long_lived.is_empty();
+        // stalled) once no packet of its flows has been delivered, and no flow has arrived,
+        // for eight of the longest retransmission timeouts (at least 1 ms; checked every 2¹⁶
+        // events).
+        let watch_stalls = self.spec.workload.long_lived_flows > 0;
         let longest_rto_us = self.spec.transport.max_rto_us.max(self.spec.pfabric.rto_us);
         let stall_after = SimTime::from_us_f64(8.0 * longest_rto_us).max(SimTime::from_ms(1));
-        let mut last_progress = SimTime::ZERO;
+        let mut progress_mark = (0, SimTime::ZERO);
         let mut stalled = false;
         self.schedule_next_arrival();
         let mut last_report = 0.0f64;
@@ -331,14 +344,6 @@ impl Simulation {
                             node,
                             "packet delivered to the wrong host"
                         );
-                        if watch_stalls {
-                            let p = self.fab.pool.get(pkt);
-                            if is_long_lived(p.flow) {
-                                self.long_lived.on_delivered(p);
-                            } else {
-                                last_progress = at;
-                            }
-                        }
                         // A long-lived flow is no flow of the run (and 1 TB never ends in one).
                         let done = self.transport.on_packet(pkt, &mut self.fab);
                         if let Some(c) = done.filter(|c| !is_long_lived(c.flow)) {
@@ -358,22 +363,16 @@ impl Simulation {
                     }
                 }
                 Event::TxDone(port) => self.fab.on_tx_done(port),
-                Event::NextFlow => {
-                    self.start_next_flow();
-                    last_progress = at;
-                }
+                Event::NextFlow => self.start_next_flow(),
                 Event::Transport { code, a, b } => {
                     self.transport.on_event(code, a, b, &mut self.fab)
                 }
             }
-            if watch_stalls
-                && at - last_progress > stall_after
-                && self.completed < self.records.len() as u64
-            {
-                stalled = true;
-                break;
-            }
             if self.fab.sched.processed() & 0xFFFF == 0 {
+                if watch_stalls && self.stalled(&mut progress_mark, stall_after) {
+                    stalled = true;
+                    break;
+                }
                 let secs = wall.elapsed().as_secs_f64();
                 if secs - last_report >= 0.2 {
                     last_report = secs;
@@ -434,9 +433,9 @@ impl Simulation {
                 .into_iter()
                 .map(|(name, value)| (name.to_owned(), value))
                 .collect(),
-            long_lived_bytes_delivered: self.long_lived.payload_bytes,
+            long_lived_bytes_delivered: fab.meter.payload_bytes,
             long_lived_goodput_gbps: match fab.now().as_secs_f64() {
-                secs if secs > 0.0 => self.long_lived.payload_bytes as f64 * 8.0 / secs / 1e9,
+                secs if secs > 0.0 => fab.meter.payload_bytes as f64 * 8.0 / secs / 1e9,
                 _ => 0.0,
             },
             timeseries: std::mem::take(&mut self.timeseries),

@@ -3,11 +3,9 @@
 //! See `docs/metrics.md` for the conventions.
 
 mod ideal;
-mod long_lived;
 mod records;
 mod summary;
 
 pub use ideal::{ideal_fct, path_hops, Hop};
-pub use long_lived::LongLivedMeter;
 pub use records::FlowRecords;
 pub use summary::{summarize, BinStats, RunCounters, Summary, Timeseries, BINS, MAX_SAMPLES};

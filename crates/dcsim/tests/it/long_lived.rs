@@ -87,8 +87,8 @@ fn every_protocol_runs_the_same_flows_beside_long_lived_ones_to_completion() {
 
 /// A flow that can never finish (its first packet is dropped every time it is sent) beside a
 /// long-lived flow: the events never run out, so the stall watchdog ends the run after 8
-/// maximum RTOs (8 ms here) without progress of the run's flow, and reports it stalled (debug
-/// builds assert on it).
+/// maximum RTOs (8 ms here) without progress of the run's flow, give or take its check every
+/// 2¹⁶ events, and reports it stalled (debug builds assert on it).
 #[test]
 #[cfg_attr(debug_assertions, should_panic(expected = "flows stalled"))]
 fn a_stalled_flow_ends_the_run_beside_long_lived_flows() {
@@ -111,7 +111,7 @@ fn a_stalled_flow_ends_the_run_beside_long_lived_flows() {
     let out = Simulation::new(spec).unwrap().with_loss(drop_first).run(&mut |_| true).unwrap();
     let c = &out.summary.counters;
     assert_eq!((c.flows_stalled, out.summary.flows_completed), (1, 0));
-    assert!(c.sim_time_us > 8000.0 && c.sim_time_us < 12_000.0, "{}", c.sim_time_us);
+    assert!(c.sim_time_us > 8000.0 && c.sim_time_us < 40_000.0, "{}", c.sim_time_us);
     assert_eq!(c.conservation_error, 0);
 }
 
