@@ -100,9 +100,9 @@ def test_resolve_fills_every_default():
 
 
 def test_fields_added_later_leave_stored_runs_their_identity():
-    # A run stored before `workload.stop_when` and `pfabric.classify` existed hashed the tree
-    # without them; at their defaults they stay out of the identity, and a non-default value
-    # changes it.
+    # A run stored before `workload.stop_when`, `workload.long_lived_flows` and
+    # `pfabric.classify` existed hashed the tree without them; at their defaults they stay out
+    # of the identity, and a non-default value changes it.
     import hashlib
     import json
 
@@ -110,12 +110,14 @@ def test_fields_added_later_leave_stored_runs_their_identity():
     assert r.get("workload.stop_when") == "all-finished"
     old_tree = json.loads(r.json)
     del old_tree["workload"]["stop_when"]
+    del old_tree["workload"]["long_lived_flows"]
     del old_tree["pfabric"]["classify"]
     del old_tree["pase"]  # the whole section came later (PASE), at its defaults
     old = hashlib.sha256(dcsim._dcsim.__version__.encode() + b"\0" + json.dumps(old_tree, sort_keys=True).encode())
     assert r.hash() == old.hexdigest()[:16]
     n = dcsim.resolve({"workload": {"flows": 100, "stop_when": "n-finished"}})
     assert n.hash() != r.hash()
+    assert dcsim.resolve({"workload": {"flows": 100, "long_lived_flows": 2}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"classify": "remaining"}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pase": {"queues": 4}}).hash() != r.hash()
 

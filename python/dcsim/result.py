@@ -243,6 +243,11 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"({s['events_per_sec'] / 1e6:.2f} M events/s)",
         f"simulated time    {s['sim_time_us'] / 1e3:.3f} ms",
     ]
+    if s.get("long_lived_bytes_delivered"):
+        lines.append(
+            f"long-lived flows  {s['long_lived_goodput_gbps']:.2f} Gbps goodput "
+            f"({s['long_lived_bytes_delivered']} bytes delivered)"
+        )
     if s.get("mean_request_completion_us"):
         lines.append(f"mean request completion {s['mean_request_completion_us']:.1f} us")
     if s.get("fct_below_ideal") or s.get("conservation_error") or s.get("flows_stalled"):

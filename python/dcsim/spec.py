@@ -238,6 +238,7 @@ def _raise_invalid(e: Exception) -> NoReturn:
 # exactly as the default does) keep their hash and are not simulated again.
 ADDED_FIELDS: dict[str, Any] = {
     "workload.stop_when": "all-finished",
+    "workload.long_lived_flows": 0,
     "pfabric.classify": "flow-size",
     "pase.queues": 8,
     "pase.arbitration": "end-to-end",

@@ -200,10 +200,74 @@ impl PacketPool {
     }
 }
 
+/// A set of one flow's packet indices (which packets a receiver holds, or a sender knows
+/// acknowledged): a bitmap that grows as indices are added. Room for a flow's packets is
+/// reserved when it starts, up to [`SeqSet::RESERVE_WORDS`] words; beyond that the bitmap grows
+/// with the packets that actually arrive, so a long-lived flow of 1 TB (6.85·10⁸ packets)
+/// costs memory for what it moves during the run, not for its size.
+#[derive(Debug, Default, Clone)]
+pub struct SeqSet {
+    words: Vec<u64>,
+}
+
+impl SeqSet {
+    /// Words reserved at [`SeqSet::reset`] at most (2²² packets, a flow of 6.1 GB).
+    pub const RESERVE_WORDS: usize = 1 << 16;
+
+    /// Empties the set for a flow of `n_pkts` packets, keeping its storage.
+    pub fn reset(&mut self, n_pkts: u32) {
+        self.words.clear();
+        self.words.resize((n_pkts as usize).div_ceil(64).min(Self::RESERVE_WORDS), 0);
+    }
+
+    /// Whether `seq` is in the set.
+    #[inline]
+    pub fn contains(&self, seq: u32) -> bool {
+        self.words.get((seq / 64) as usize).is_some_and(|w| w & (1 << (seq % 64)) != 0)
+    }
+
+    /// Adds `seq`; true if it was not in the set.
+    #[inline]
+    pub fn insert(&mut self, seq: u32) -> bool {
+        let bit = 1 << (seq % 64);
+        match self.words.get_mut((seq / 64) as usize) {
+            Some(w) => {
+                let new = *w & bit == 0;
+                *w |= bit;
+                new
+            }
+            None => self.grow_to_insert(seq),
+        }
+    }
+
+    /// Adds `seq`, beyond the storage so far.
+    #[cold]
+    fn grow_to_insert(&mut self, seq: u32) -> bool {
+        self.words.resize((seq / 64) as usize + 1, 0);
+        self.insert(seq)
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::SeqSet;
+
     #[test]
     fn packet_stays_small() {
         assert_eq!(std::mem::size_of::<super::Packet>(), 56);
+    }
+
+    #[test]
+    fn seq_sets_grow_past_their_reservation_and_reset_empty() {
+        let mut s = SeqSet::default();
+        s.reset(685_000_000); // 1 TB: only the reservation is allocated
+        assert_eq!(s.words.len(), SeqSet::RESERVE_WORDS);
+        let far = 600_000_000;
+        assert!(!s.contains(far) && !s.contains(3));
+        assert!(s.insert(far) && !s.insert(far) && s.insert(3));
+        assert!(s.contains(far) && s.contains(3) && !s.contains(4) && !s.contains(far + 1));
+        s.reset(10);
+        assert_eq!(s.words, [0]);
+        assert!(!s.contains(3) && !s.contains(far));
     }
 }

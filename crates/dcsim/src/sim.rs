@@ -1,16 +1,17 @@
 //! A simulation run: builds the fabric, transport and workload from a [`Spec`] and drives
 //! the event loop until every flow has finished (or the time limit, or with
-//! `stop_when = "n-finished"` the `flows`-th completion).
+//! `stop_when = "n-finished"` the `flows`-th completion). Long-lived flows
+//! (`workload.long_lived_flows`) run beside the run's flows from time 0 and never end it.
 
 use crate::error::{RunError, SpecError};
-use crate::fabric::{Event, Fabric};
+use crate::fabric::{Event, Fabric, FlowMeter};
 use crate::metrics::{ideal_fct, path_hops, summarize, FlowRecords, Hop, RunCounters, Summary};
 use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
 use crate::spec::{LoadBalancing, Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
 use crate::transport::{AnyHost, Completion, HostTransport, Model, QueuePlan};
 use crate::units::HORIZON;
-use crate::workload::{FlowArrival, Generator};
+use crate::workload::{is_long_lived, FlowArrival, Generator, LONG_LIVED_ID};
 use dcsim_engine::SimTime;
 use std::collections::HashMap;
 use std::time::Instant;
@@ -87,8 +88,10 @@ impl Simulation {
             (queue, plan.marking)
         };
         let net = Network::build_with_service_hosts(&spec.topology, parts.service_hosts, &factory);
-        let workload = Generator::new(&spec, &net.host_racks(spec.topology.n_hosts()))?;
-        let fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
+        let workload = Generator::new(&spec, &net)?;
+        let mut fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
+        // What the long-lived flows deliver is counted apart, for the summary.
+        fab.meter = FlowMeter::new(LONG_LIVED_ID, spec.workload.long_lived_flows);
         let stop_at = if spec.workload.duration_ms > 0.0 {
             SimTime::from_secs_f64(spec.workload.duration_ms / 1e3)
         } else {
@@ -165,8 +168,29 @@ impl Simulation {
         self.first_arrival.get_or_insert(now);
         self.schedule_next_arrival();
         if self.next.is_none() {
-            self.at_last_arrival = Some((now, self.fab.counters.data_bytes_delivered));
+            self.at_last_arrival = Some((now, self.run_bytes_delivered()));
         }
+    }
+
+    /// Data bytes (on the wire) delivered so far of the run's flows (the long-lived flows' left
+    /// out).
+    fn run_bytes_delivered(&self) -> u64 {
+        self.fab.counters.data_bytes_delivered - self.fab.meter.wire_bytes
+    }
+
+    /// With long-lived flows, whose events never run out: called now and then, true once the
+    /// run's flows have made no progress (no packet of theirs delivered, no flow arrived) for
+    /// `stall_after` while some are open. `mark` holds the progress count last seen and when
+    /// it was first seen.
+    fn stalled(&self, mark: &mut (u64, SimTime), stall_after: SimTime) -> bool {
+        let now = self.fab.now();
+        let progress =
+            self.fab.counters.delivered - self.fab.meter.packets + self.records.len() as u64;
+        if progress != mark.0 {
+            *mark = (progress, now);
+            return false;
+        }
+        now - mark.1 > stall_after && self.completed < self.records.len() as u64
     }
 
     fn schedule_next_arrival(&mut self) {
@@ -278,6 +302,20 @@ impl Simulation {
         }
         let n_hosts = self.fab.net.n_hosts();
         let total = self.workload.total();
+        // The long-lived flows start at time 0, before any flow of the run.
+        for f in self.workload.long_lived().to_vec() {
+            self.transport.start_flow(&f, &mut self.fab);
+        }
+        // The long-lived flows' events never run out, so a stalled flow of the run cannot end
+        // the run that way: with them, the run also stops (counting its open flows as
+        // stalled) once no packet of its flows has been delivered, and no flow has arrived,
+        // for eight of the longest retransmission timeouts (at least 1 ms; checked every 2¹⁶
+        // events).
+        let watch_stalls = self.spec.workload.long_lived_flows > 0;
+        let longest_rto_us = self.spec.transport.max_rto_us.max(self.spec.pfabric.rto_us);
+        let stall_after = SimTime::from_us_f64(8.0 * longest_rto_us).max(SimTime::from_ms(1));
+        let mut progress_mark = (0, SimTime::ZERO);
+        let mut stalled = false;
         self.schedule_next_arrival();
         let mut last_report = 0.0f64;
         let sample_every = SimTime::from_us_f64(self.spec.output.timeseries_us);
@@ -306,13 +344,15 @@ impl Simulation {
                             node,
                             "packet delivered to the wrong host"
                         );
-                        if let Some(c) = self.transport.on_packet(pkt, &mut self.fab) {
+                        // A long-lived flow is no flow of the run (and 1 TB never ends in one).
+                        let done = self.transport.on_packet(pkt, &mut self.fab);
+                        if let Some(c) = done.filter(|c| !is_long_lived(c.flow)) {
                             self.record(c);
                             // Checked per completion, not per event.
                             if self.finish_target == Some(self.completed) {
                                 // ns-2's `sim_end`: the flows still open are left out.
                                 self.at_last_arrival =
-                                    Some((self.fab.now(), self.fab.counters.data_bytes_delivered));
+                                    Some((self.fab.now(), self.run_bytes_delivered()));
                                 break;
                             }
                         }
@@ -329,6 +369,10 @@ impl Simulation {
                 }
             }
             if self.fab.sched.processed() & 0xFFFF == 0 {
+                if watch_stalls && self.stalled(&mut progress_mark, stall_after) {
+                    stalled = true;
+                    break;
+                }
                 let secs = wall.elapsed().as_secs_f64();
                 if secs - last_report >= 0.2 {
                     last_report = secs;
@@ -356,11 +400,12 @@ impl Simulation {
         debug_assert_eq!(conservation_error, 0, "packets were lost or invented");
         // Invariant: without a time limit a run ends only when every flow has finished; a
         // flow still open when the events ran out is stuck for good.
-        let flows_stalled = if self.stop_at == SimTime::MAX && self.finish_target.is_none() {
-            self.records.len() as u64 - self.completed
-        } else {
-            0
-        };
+        let flows_stalled =
+            if stalled || (self.stop_at == SimTime::MAX && self.finish_target.is_none()) {
+                self.records.len() as u64 - self.completed
+            } else {
+                0
+            };
         debug_assert_eq!(flows_stalled, 0, "flows stalled with no event left to move them");
         let fab = &self.fab;
         let counters = RunCounters {
@@ -388,6 +433,11 @@ impl Simulation {
                 .into_iter()
                 .map(|(name, value)| (name.to_owned(), value))
                 .collect(),
+            long_lived_bytes_delivered: fab.meter.payload_bytes,
+            long_lived_goodput_gbps: match fab.now().as_secs_f64() {
+                secs if secs > 0.0 => fab.meter.payload_bytes as f64 * 8.0 / secs / 1e9,
+                _ => 0.0,
+            },
             timeseries: std::mem::take(&mut self.timeseries),
         };
         let warmup =

@@ -19,6 +19,8 @@ pub enum Stream {
     Tenants = 5,
     /// Partition/aggregate queries.
     Queries = 6,
+    /// The long-lived flows' host pairs (`workload.long_lived_flows`).
+    LongLivedFlows = 7,
     /// Load balancing (spraying, ECMP hashing).
     LoadBalancer = 10,
     /// Queue tie-breaks.

@@ -57,10 +57,16 @@ pub struct RunCounters {
     pub conservation_error: i64,
     /// Data bytes (on the wire) delivered to receivers while flows were still arriving, per
     /// second of that period, Gbps (whole fabric): the delivered rate of the loaded network,
-    /// free of the drain at the end of a run.
+    /// free of the drain at the end of a run. The run's flows only (not the long-lived ones).
     pub throughput_during_arrivals_gbps: f64,
     /// The transport's own counters (e.g. PASE's arbitration messages), by name.
     pub transport_counters: BTreeMap<String, u64>,
+    /// Distinct payload bytes the long-lived flows (`workload.long_lived_flows`) delivered to
+    /// their receivers during the run.
+    pub long_lived_bytes_delivered: u64,
+    /// Those bytes per second of the run (time 0 to its end), Gbps: the long-lived flows'
+    /// goodput, all of them together.
+    pub long_lived_goodput_gbps: f64,
     /// Samples every `output.timeseries_us` of simulated time (empty when off).
     pub timeseries: Timeseries,
 }
@@ -73,7 +79,8 @@ pub struct Timeseries {
     /// Data packets of the flows that have arrived so far (the packets "arrived at the
     /// sources").
     pub arrived_packets: Vec<u64>,
-    /// Distinct data packets the sources have put on the wire so far (first transmissions).
+    /// Distinct data packets the sources have put on the wire so far (first transmissions; the
+    /// long-lived flows' included).
     pub injected_packets: Vec<u64>,
     /// Flows finished so far.
     pub flows_done: Vec<u64>,

@@ -34,7 +34,9 @@ pub use pias::{PiasEcn, PiasSpec, PiasThresholdMethod};
 pub use reader::{apply_override, parse_bytes, parse_toml, suggest, Fields};
 pub use topology::{LoadBalancing, Switching, TopologyKind, TopologySpec};
 pub use transport::{DupAckThreshold, Protocol, RtoMode, TransportSpec};
-pub use workload::{Arrivals, BimodalSpec, FlowSizes, Matrix, StopWhen, WorkloadSpec};
+pub use workload::{
+    Arrivals, BimodalSpec, FlowSizes, Matrix, StopWhen, WorkloadSpec, MAX_LONG_LIVED_FLOWS,
+};
 
 use crate::error::SpecError;
 use reader::Reader;
@@ -112,6 +114,17 @@ impl Spec {
         let topology = topology::resolve(&top.sub("topology")?)?;
         let workload = workload::resolve(&top.sub("workload")?, &topology)?;
         let transport = transport::resolve(&top.sub("transport")?, &topology)?;
+        if workload.long_lived_flows > 0 && transport.protocol == Protocol::Ideal {
+            // SRPT would serve a never-ending flow last: it could delay none of the run's flows,
+            // and the flow-level model moves no bytes to report for it.
+            return Err(SpecError::new(
+                "workload.long_lived_flows",
+                format!(
+                    "{} long-lived flows with transport.protocol = \"ideal\": the flow-level model simulates only the run's flows; use 0 (under SRPT a never-ending flow would delay none of them)",
+                    workload.long_lived_flows
+                ),
+            ));
+        }
         let dctcp = dctcp::resolve(&top.sub("dctcp")?)?;
         let pfabric = pfabric::resolve(&top.sub("pfabric")?, &transport, &topology, &workload)?;
         let phost = phost::resolve(&top.sub("phost")?)?;

@@ -51,6 +51,9 @@ impl FlowSizes {
     }
 }
 
+/// The most long-lived flows a run can have (`workload.long_lived_flows`).
+pub const MAX_LONG_LIVED_FLOWS: u32 = 1000;
+
 /// Traffic matrices.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Matrix {
@@ -65,7 +68,11 @@ pub enum Matrix {
     FanIn,
     /// Senders in the left half of the racks (pods of a fat-tree; hosts, with one rack) send
     /// to receivers in the right half, so the fabric's core is the bottleneck (PASE
-    /// SIGCOMM'14 §4.2, "left-right inter-rack"). The load is on the senders' links.
+    /// SIGCOMM'14 §4.2, "left-right inter-rack"). The load is on the bottleneck: the narrower
+    /// of the senders' links together and the links out of the left half toward the rest of
+    /// the fabric (the left racks' uplinks to the spines, the left pods' links to the core, a
+    /// dumbbell's middle link), as PASE's Fig. 10a loads the aggregation–core links. Without
+    /// oversubscription the two are equal.
     LeftRight,
     /// All-to-all within rack 0: each flow goes to the next host of the rack in round robin
     /// (the aggregator) from a random other host of the rack (PASE SIGCOMM'14 §4.2,
@@ -110,7 +117,8 @@ pub struct WorkloadSpec {
     pub size_sampling: SizeSampling,
     /// Used when `flow_sizes = "bimodal"`.
     pub bimodal: BimodalSpec,
-    /// Offered load on each host link, 0 < load < 1. Default 0.6.
+    /// Offered load on each host link (fan-in: host 0's; left-right: the bottleneck's, see
+    /// [`Matrix::LeftRight`]), 0 < load < 1. Default 0.6.
     pub load: f64,
     /// Mean flow size used for the arrival rate, bytes; 0 (default) = the exact mean of the
     /// size distribution as sampled. The ns-2 scripts use 1138 × 1460 B for web search.
@@ -141,6 +149,12 @@ pub struct WorkloadSpec {
     /// Number of flows to generate (for traces: at most this many rows; 0 = all). Default
     /// 20000.
     pub flows: u64,
+    /// Long-lived background flows: this many flows start at time 0 between pairs drawn from
+    /// the matrix and never finish (PASE SIGCOMM'14 §4: "2 long-lived flows"; the testbed's
+    /// "one long-lived background flow"). They are not the run's flows: not in the records or
+    /// any statistic, and the run ends when the run's flows are done; the summary reports what
+    /// they delivered. Default 0, at most [`MAX_LONG_LIVED_FLOWS`].
+    pub long_lived_flows: u32,
     /// Stop the run at this simulated time, ms; 0 (default) = run until every flow finishes.
     pub duration_ms: f64,
     /// What ends the run: `all-finished` (default: `flows` flows arrive and the run goes on
@@ -401,6 +415,15 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
             "0 flows: give at least 1 (0 means \"all rows\" only for a trace)",
         ));
     }
+    let long_lived_flows = w.u32_in("long_lived_flows", 0, 0, MAX_LONG_LIVED_FLOWS)?;
+    if long_lived_flows > 0 && matches!(matrix, Matrix::Trace(_)) {
+        return Err(SpecError::new(
+            w.field("long_lived_flows"),
+            format!(
+                "{long_lived_flows} long-lived flows need a matrix to draw their hosts from, and a trace lists its flows: use 0, or a matrix such as \"all-to-all\""
+            ),
+        ));
+    }
     let stop_when = w.choice("stop_when", StopWhen::AllFinished)?;
     if stop_when == StopWhen::NFinished {
         // Arrivals must go on past `flows`: a trace ends, and "at-start" would put an
@@ -443,6 +466,7 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
         query_fanout,
         query_bytes: w.bytes_in("query_bytes", 1000, 1, MAX_FLOW_BYTES)?,
         flows,
+        long_lived_flows,
         duration_ms: w.f64_in("duration_ms", 0.0, 0.0, 1e9, "must be >= 0 (0 = no limit)")?,
         stop_when,
         warmup_fraction: w.f64_in("warmup_fraction", 0.0, 0.0, 0.99, "must be in [0, 0.99]")?,

@@ -324,6 +324,58 @@ impl Network {
 }
 
 impl Network {
+    /// The capacity out of the part of the fabric that serves only `hosts` (some of the first
+    /// `n` hosts, the workload's; service hosts aside): the rates of the links that leave
+    /// those hosts and every switch whose nearest workload hosts are all among them. For the
+    /// left racks of a leaf-spine, their ToRs' uplinks to the spines; for the left pods of a
+    /// fat-tree, their aggregation switches' links to the core; for a dumbbell's left side,
+    /// the bottleneck; where no switch serves them alone (a star), the hosts' own links.
+    pub fn capacity_out_of(&self, hosts: &[u32], n: u32) -> BitRate {
+        let n_nodes = self.kinds.len();
+        let mut inside = vec![false; n_nodes];
+        for &h in hosts {
+            inside[h as usize] = true;
+        }
+        // Breadth-first from every workload host at once: each switch's distance to its
+        // nearest hosts, and whether any of them is inside or outside. Nodes leave the queue
+        // in order of distance, so a node's flags are complete when it is expanded.
+        let mut dist = vec![u32::MAX; n_nodes];
+        let (mut near_in, mut near_out) = (vec![false; n_nodes], vec![false; n_nodes]);
+        let mut frontier: std::collections::VecDeque<u32> = (0..n).collect();
+        for h in 0..n as usize {
+            dist[h] = 0;
+            (near_in[h], near_out[h]) = (inside[h], !inside[h]);
+        }
+        while let Some(x) = frontier.pop_front() {
+            let x = x as usize;
+            for &p in &self.adjacency[x] {
+                let y = self.ports[p as usize].peer as usize;
+                if self.kind(y as u32) == NodeKind::Host {
+                    continue; // paths never transit a host
+                }
+                if dist[y] == u32::MAX {
+                    dist[y] = dist[x] + 1;
+                    frontier.push_back(y as u32);
+                }
+                if dist[y] == dist[x] + 1 {
+                    near_in[y] |= near_in[x];
+                    near_out[y] |= near_out[x];
+                }
+            }
+        }
+        for s in self.n_hosts as usize..n_nodes {
+            inside[s] = near_in[s] && !near_out[s];
+        }
+        let bps = self
+            .ports
+            .iter()
+            .filter(|p| inside[p.owner as usize] && !inside[p.peer as usize])
+            .filter(|p| !p.peer_is_host || p.peer < n)
+            .map(|p| p.rate.0)
+            .sum();
+        BitRate(bps)
+    }
+
     /// For each hop of the shortest paths from `src` to `dst`, how many distinct equal-cost
     /// links packets sprayed over every choice can use (1 for host links; e.g. the spine count
     /// for a leaf-spine's core hops).
@@ -492,6 +544,35 @@ mod tests {
         assert_eq!(d.n_hosts(), 4);
         assert_eq!(d.path(0, 3).len(), 3);
         assert_eq!(d.path(0, 1).len(), 2);
+    }
+
+    #[test]
+    fn capacity_out_of_a_half_is_its_uplinks_or_its_host_links() {
+        let left = |hosts: u32| (0..hosts).collect::<Vec<u32>>();
+        // Leaf-spine, 4 racks of 8, 2 spines at 10 Gbps (4:1): racks 0-1 have 4 uplinks.
+        let n =
+            net("leaf-spine", "racks = 4\nhosts_per_rack = 8\nspines = 2\noversubscription = 4");
+        assert_eq!(n.capacity_out_of(&left(16), 32), BitRate::from_gbps(40.0));
+        // Without oversubscription (9 × 16, 4 spines at 40 Gbps): racks 0-3, 16 uplinks.
+        let n = net("leaf-spine", "");
+        assert_eq!(n.capacity_out_of(&left(64), 144), BitRate::from_gbps(640.0));
+        // Part of a rack: the ToR serves other hosts too, so the hosts' own links.
+        assert_eq!(n.capacity_out_of(&left(3), 144), BitRate::from_gbps(30.0));
+        // Fat-tree k = 4, pods 0-1: 4 aggregation switches with 2 core links each.
+        let n = net("fat-tree", "k = 4\ncore_link_gbps = 5");
+        assert_eq!(n.capacity_out_of(&left(8), 16), BitRate::from_gbps(40.0));
+        // Dumbbell: the bottleneck; star: the host links.
+        let n = net("dumbbell", "hosts_per_side = 3\ncore_link_gbps = 10");
+        assert_eq!(n.capacity_out_of(&left(3), 6), BitRate::from_gbps(10.0));
+        let n = net("star", "hosts = 6");
+        assert_eq!(n.capacity_out_of(&left(3), 6), BitRate::from_gbps(30.0));
+        // A service host on rack 0's switch is neither side: not counted.
+        let spec =
+            Spec::from_toml_str("[topology]\nkind = \"dumbbell\"\nhosts_per_side = 3").unwrap();
+        let n = Network::build_with_service_hosts(&spec.topology, 1, &|_| {
+            (PortQueue::Timeline(DropTail::new(100_000)), EcnMarking::Off)
+        });
+        assert_eq!(n.capacity_out_of(&left(3), 6), BitRate::from_gbps(10.0));
     }
 
     #[test]

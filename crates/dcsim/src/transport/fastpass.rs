@@ -29,7 +29,7 @@
 
 use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
 use crate::fabric::Fabric;
-use crate::packet::{Packet, PacketId, PacketKind};
+use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
 use crate::queue::EcnMarking;
 use crate::spec::{FastpassPolicy, Spec};
 use crate::units::{Bytes, CONTROL_BYTES, MTU_BYTES};
@@ -133,7 +133,7 @@ struct Flow {
     deadline: SimTime,
     // source
     sending: bool,
-    acked: Vec<u64>,
+    acked: SeqSet,
     acked_count: u32,
     acked_until: u32,
     last_sent: Option<u32>,
@@ -155,7 +155,7 @@ struct Flow {
 
 impl Flow {
     fn is_acked(&self, seq: u32) -> bool {
-        self.acked[(seq / 64) as usize] & (1 << (seq % 64)) != 0
+        self.acked.contains(seq)
     }
 
     /// The next packet to send: round robin over the unacknowledged ones, starting after the
@@ -226,8 +226,7 @@ impl HostTransport for FastpassTransport {
         });
         let fl = &mut self.flows[slot as usize];
         let mut acked = std::mem::take(&mut fl.acked);
-        acked.clear();
-        acked.resize((n as usize).div_ceil(64), 0);
+        acked.reset(n);
         let now = fab.now();
         let watchdog_at = now + self.params.watchdog();
         *fl = Flow {
@@ -280,10 +279,9 @@ impl HostTransport for FastpassTransport {
                 fab.inject(fl.dst, ack);
             }
             PacketKind::ACK => {
-                if !fl.sending || fl.is_acked(p.seq) {
+                if !fl.sending || !fl.acked.insert(p.seq) {
                     return None;
                 }
-                fl.acked[(p.seq / 64) as usize] |= 1 << (p.seq % 64);
                 fl.acked_count += 1;
                 while fl.acked_until < fl.n_pkts && fl.is_acked(fl.acked_until) {
                     fl.acked_until += 1;

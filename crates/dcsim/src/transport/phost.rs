@@ -28,7 +28,7 @@
 
 use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
 use crate::fabric::Fabric;
-use crate::packet::{Packet, PacketId, PacketKind};
+use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
 use crate::queue::EcnMarking;
 use crate::spec::{PhostPolicy, Spec};
 use crate::units::{BitRate, CONTROL_BYTES, MTU_BYTES};
@@ -206,7 +206,7 @@ struct Flow {
     packets_sent: u32,
     // destination
     known: bool,
-    received: Vec<u64>,
+    received: SeqSet,
     received_count: u32,
     tokens_sent: u32,
     goal: u32,
@@ -219,7 +219,7 @@ struct Flow {
 
 impl Flow {
     fn has(&self, seq: u32) -> bool {
-        self.received[(seq / 64) as usize] & (1 << (seq % 64)) != 0
+        self.received.contains(seq)
     }
 }
 
@@ -260,8 +260,7 @@ impl HostTransport for PhostTransport {
         let fl = &mut self.flows[slot as usize];
         let mut received = std::mem::take(&mut fl.received);
         let mut tokens = std::mem::take(&mut fl.tokens);
-        received.clear();
-        received.resize((n as usize).div_ceil(64), 0);
+        received.reset(n);
         tokens.clear();
         // Free tokens expire when the flow could have sent them all plus the usual margin
         // (start + (n + 1.5) T_mtu in the authors' code).
@@ -307,8 +306,7 @@ impl HostTransport for PhostTransport {
                 self.know(p.slot, free, fab);
                 let fl = &mut self.flows[p.slot as usize];
                 fl.responded = fl.responded.max(p.header[TOKEN_SEQ] + 1);
-                if !fl.has(p.seq) {
-                    fl.received[(p.seq / 64) as usize] |= 1 << (p.seq % 64);
+                if fl.received.insert(p.seq) {
                     fl.received_count += 1;
                     if fl.received_count == fl.n_pkts {
                         let ack = control(PacketKind::ACK, p.slot, fl, fl.dst, fl.src, now);

@@ -5,7 +5,9 @@
 //!
 //! Load follows the papers' definition (pFabric SIGCOMM'13 §5, as the ns-2 scripts compute it): the offered load on each host link,
 //! counting a 40-byte header per 1460 bytes of payload,
-//! `λ_host = C·ρ / (E[S]·8·1500/1460)`.
+//! `λ_host = C·ρ / (E[S]·8·1500/1460)`. Left-right puts it on its bottleneck instead: the
+//! narrower of the senders' links together and the links out of the left half of the fabric
+//! (PASE SIGCOMM'14 §4.2, Fig. 10a's load is the aggregation–core links').
 
 mod sizes;
 
@@ -14,6 +16,7 @@ pub use sizes::FlowSizeSampler;
 use crate::error::SpecError;
 use crate::spec::{Matrix, Spec};
 use crate::streams::Stream;
+use crate::topology::Network;
 use crate::trace;
 use crate::units::{HEADER_BYTES, MSS_BYTES};
 use dcsim_engine::{Rng, SimTime};
@@ -21,6 +24,17 @@ use std::collections::VecDeque;
 
 /// No request / no deadline marker.
 pub const NONE: u32 = u32::MAX;
+
+/// The id of the first long-lived flow (`workload.long_lived_flows`); flow k has this id + k.
+/// Above every id the run's flows take (those count up from 0), so a transport, the fabric and
+/// the simulation tell the two apart by id alone.
+pub const LONG_LIVED_ID: u32 = u32::MAX - 1 - crate::spec::MAX_LONG_LIVED_FLOWS;
+
+/// Whether flow `id` is one of the long-lived flows.
+#[inline]
+pub fn is_long_lived(id: u32) -> bool {
+    id >= LONG_LIVED_ID
+}
 
 /// A flow to start.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -76,6 +90,7 @@ enum Source {
 }
 
 /// How a Poisson flow's source and destination are drawn.
+#[derive(Clone)]
 enum Pairs {
     /// Any two distinct hosts.
     AllToAll,
@@ -99,6 +114,66 @@ fn halves(racks: &[u32]) -> (Vec<u32>, Vec<u32>) {
     } else {
         hosts.partition(|&h| h < racks.len() as u32 / 2)
     }
+}
+
+impl Pairs {
+    /// The next flow's (source, destination) among `n_hosts` hosts, drawn from `rng`.
+    fn draw(&mut self, rng: &mut Rng, n_hosts: u32) -> (u32, u32) {
+        match self {
+            Pairs::To(d) => (other(rng, n_hosts, *d), *d),
+            Pairs::Permutation(p) => {
+                let src = rng.below(n_hosts as u64) as u32;
+                (src, p[src as usize])
+            }
+            Pairs::AllToAll => {
+                let src = rng.below(n_hosts as u64) as u32;
+                (src, other(rng, n_hosts, src))
+            }
+            Pairs::LeftRight { left, right } => {
+                let src = left[rng.below(left.len() as u64) as usize];
+                (src, right[rng.below(right.len() as u64) as usize])
+            }
+            Pairs::IntraRack { hosts, next } => {
+                let d = *next % hosts.len();
+                *next += 1;
+                let s = other(rng, hosts.len() as u32, d as u32) as usize;
+                (hosts[s], hosts[d])
+            }
+        }
+    }
+}
+
+/// The `n` long-lived flows (`workload.long_lived_flows`): their pairs are drawn from the run's
+/// matrix (`source`; an incast flow's pair is a random sender and receiver) with a stream of
+/// their own, so the run's flows are the same with or without them; they start at time 0, with
+/// no deadline, and carry the largest flow dcsim simulates (1 TB: 800 s at 10 Gbps), so they do
+/// not finish during a run.
+fn long_lived_flows(n: u32, source: &Source, n_hosts: u32, seed: u64) -> Vec<FlowArrival> {
+    let mut pairs = match source {
+        Source::Poisson { pairs } => pairs.clone(),
+        Source::Incast { .. } => Pairs::AllToAll,
+        Source::Trace { .. } => {
+            assert_eq!(n, 0, "the spec rejects long-lived flows with a trace");
+            return Vec::new();
+        }
+    };
+    let mut rng = Stream::LongLivedFlows.rng(seed);
+    (0..n)
+        .map(|k| {
+            let (src, dst) = pairs.draw(&mut rng, n_hosts);
+            FlowArrival {
+                id: LONG_LIVED_ID + k,
+                label: (LONG_LIVED_ID + k) as u64,
+                src,
+                dst,
+                size_bytes: crate::units::MAX_FLOW_BYTES,
+                start: SimTime::ZERO,
+                deadline: SimTime::MAX,
+                tenant: 0,
+                request: NONE,
+            }
+        })
+        .collect()
 }
 
 /// A uniformly random index below `n` other than `not`.
@@ -142,6 +217,8 @@ pub struct Generator {
     queries: Option<Queries>,
     query_pending: VecDeque<FlowArrival>,
     next_request: u32,
+    /// The long-lived flows (`workload.long_lived_flows`), apart from the run's flows.
+    long_lived: Vec<FlowArrival>,
 }
 
 /// Partition/aggregate queries on top of the background traffic (PIAS §5.1, Figs. 8-9): host 0
@@ -159,11 +236,12 @@ struct Queries {
 const LABEL_FROM_ID: u64 = u64::MAX;
 
 impl Generator {
-    /// The generator for `spec`, drawing from sub-streams of `spec.seed`; `racks[h]` is host
-    /// `h`'s rack (edge switch).
-    pub fn new(spec: &Spec, racks: &[u32]) -> Result<Self, SpecError> {
+    /// The generator for `spec` over the fabric `net` built from it, drawing from sub-streams
+    /// of `spec.seed`.
+    pub fn new(spec: &Spec, net: &Network) -> Result<Self, SpecError> {
         let w = &spec.workload;
         let n_hosts = spec.topology.n_hosts();
+        let racks = &net.host_racks(n_hosts);
         let sizes = if w.tenants.is_empty() {
             vec![FlowSizeSampler::from_spec(w)?]
         } else {
@@ -220,10 +298,19 @@ impl Generator {
                 1.0 / per_host_rate(bps, w.load, mean),
                 w.flows,
             ),
-            // The senders' links carry the load.
+            // The load is on the bottleneck: the narrower of the senders' links together and
+            // the links out of the left half (oversubscribed uplinks; PASE SIGCOMM'14 §4.2).
             Matrix::LeftRight => {
                 let (left, right) = halves(racks);
-                let gap = 1.0 / (left.len() as f64 * per_host_rate(bps, w.load, mean));
+                let hosts_bps = left.len() as f64 * bps;
+                let out_bps = net.capacity_out_of(&left, n_hosts).0 as f64;
+                // Equal capacities (no oversubscription, up to the rounding of a derived core
+                // rate to whole bits per second) keep the senders' links.
+                let gap = if out_bps < hosts_bps * (1.0 - 1e-9) {
+                    1.0 / per_host_rate(out_bps, w.load, mean)
+                } else {
+                    1.0 / (left.len() as f64 * per_host_rate(bps, w.load, mean))
+                };
                 (Source::Poisson { pairs: Pairs::LeftRight { left, right } }, gap, w.flows)
             }
             // Each host of the rack is the destination of one flow in n: its link carries the
@@ -276,6 +363,7 @@ impl Generator {
         // Run until `flows` have finished: the arrivals never run out (the simulation stops).
         let n_finished = w.stop_when == crate::spec::StopWhen::NFinished;
         let (limit, target) = if n_finished { (u64::MAX, limit) } else { (limit, limit) };
+        let long_lived = long_lived_flows(w.long_lived_flows, &source, n_hosts, spec.seed);
         Ok(Generator {
             source,
             sizes,
@@ -311,7 +399,14 @@ impl Generator {
             }),
             query_pending: VecDeque::new(),
             next_request: 0,
+            long_lived,
         })
+    }
+
+    /// The long-lived flows, to start at time 0 (not among the flows [`Generator::next_flow`]
+    /// produces, nor counted by [`Generator::total`]).
+    pub fn long_lived(&self) -> &[FlowArrival] {
+        &self.long_lived
     }
 
     /// How many flows the run is about: all this generator produces, or with `stop_when =
@@ -398,28 +493,7 @@ impl Generator {
                 }
                 let tenant =
                     tenant_of(id, self.sizes.len(), &self.tenant_cdf, &mut self.rng_tenant);
-                let rng = &mut self.rng_pair;
-                let (src, dst) = match pairs {
-                    Pairs::To(d) => (other(rng, self.n_hosts, *d), *d),
-                    Pairs::Permutation(p) => {
-                        let src = rng.below(self.n_hosts as u64) as u32;
-                        (src, p[src as usize])
-                    }
-                    Pairs::AllToAll => {
-                        let src = rng.below(self.n_hosts as u64) as u32;
-                        (src, other(rng, self.n_hosts, src))
-                    }
-                    Pairs::LeftRight { left, right } => {
-                        let src = left[rng.below(left.len() as u64) as usize];
-                        (src, right[rng.below(right.len() as u64) as usize])
-                    }
-                    Pairs::IntraRack { hosts, next } => {
-                        let d = *next % hosts.len();
-                        *next += 1;
-                        let s = other(rng, hosts.len() as u32, d as u32) as usize;
-                        (hosts[s], hosts[d])
-                    }
-                };
+                let (src, dst) = pairs.draw(&mut self.rng_pair, self.n_hosts);
                 let size = self.sizes[tenant as usize].sample(&mut self.rng_size);
                 FlowArrival {
                     id,
@@ -514,7 +588,7 @@ mod tests {
             )
         };
         let net = crate::topology::Network::build(&spec.topology, &factory);
-        Generator::new(&spec, &net.host_racks(spec.topology.n_hosts())).unwrap()
+        Generator::new(&spec, &net).unwrap()
     }
 
     #[test]
@@ -559,6 +633,37 @@ mod tests {
         // The load is on the 64 senders' links: 64 × λ flows per second.
         let all = gen("[workload]\nflows = 4000").mean_gap_s;
         assert!((g.mean_gap_s / all - 144.0 / 64.0).abs() < 1e-9);
+    }
+
+    /// Offered wire bytes per second of `g`'s flows.
+    fn offered_bps(g: &mut Generator) -> f64 {
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        let bytes: f64 =
+            flows.iter().map(|f| crate::units::Bytes(f.size_bytes).wire_bytes() as f64).sum();
+        bytes * 8.0 / flows.last().unwrap().start.as_secs_f64()
+    }
+
+    #[test]
+    fn left_right_load_is_on_an_oversubscribed_fabrics_uplinks() {
+        // 4 racks of 8 hosts, 2 spines, 4:1 (10 Gbps uplinks): racks 0-1 send through their 4
+        // uplinks, 40 Gbps, a quarter of their 16 host links' 160 Gbps.
+        let toml = "[topology]\nracks = 4\nhosts_per_rack = 8\nspines = 2\noversubscription = 4\n[workload]\nmatrix = \"left-right\"\nload = 0.5\nflow_sizes = { uniform = [1000, 100000] }\nflows = 40000";
+        let mut g = gen(toml);
+        let offered = offered_bps(&mut g);
+        assert!((offered / 40e9 - 0.5).abs() < 0.01, "load on the uplinks {}", offered / 40e9);
+        // Without oversubscription the senders' links and the uplinks are equal: the load is
+        // on both (160 Gbps).
+        let mut g = gen(&toml.replace("oversubscription = 4", "oversubscription = 1"));
+        let offered = offered_bps(&mut g);
+        assert!((offered / 160e9 - 0.5).abs() < 0.01, "load {}", offered / 160e9);
+        // A dumbbell's bottleneck (10 Gbps for 4 senders).
+        let mut g = gen("[topology]\nkind = \"dumbbell\"\nhosts_per_side = 4\n[workload]\nmatrix = \"left-right\"\nload = 0.5\nflow_sizes = { uniform = [1000, 100000] }\nflows = 40000");
+        let offered = offered_bps(&mut g);
+        assert!((offered / 10e9 - 0.5).abs() < 0.01, "load on the bottleneck {}", offered / 10e9);
+        // Core links faster than the senders' (100 Gbps uplinks): the senders' links.
+        let mut g = gen(&toml.replace("oversubscription = 4", "core_link_gbps = 100"));
+        let offered = offered_bps(&mut g);
+        assert!((offered / 160e9 - 0.5).abs() < 0.01, "load {}", offered / 160e9);
     }
 
     #[test]

@@ -153,6 +153,10 @@ fn scaled_down(mut tree: Value) -> Value {
     w.remove("tenants");
     w.remove("tenant_weights");
     w.remove("duration_ms");
+    // A few long-lived flows at most: each one keeps the fabric busy for the whole run.
+    if w.get("long_lived_flows").and_then(Value::as_u64).is_some_and(|n| n > 2) {
+        w.insert("long_lived_flows".into(), json!(2));
+    }
     tree
 }
 

@@ -8,6 +8,7 @@ mod digests;
 mod fastpass;
 mod fuzz;
 mod invariants;
+mod long_lived;
 mod modules;
 mod pase;
 mod phost;

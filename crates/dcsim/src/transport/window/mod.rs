@@ -38,7 +38,7 @@ pub use tagging::{ClassTag, PriorityTag, Tagger};
 
 use super::{Completion, HostTransport, TransportEvent};
 use crate::fabric::Fabric;
-use crate::packet::{ecn, Packet, PacketId, PacketKind};
+use crate::packet::{ecn, Packet, PacketId, PacketKind, SeqSet};
 use crate::spec::{DupAckThreshold, RtoMode, TransportSpec};
 use crate::units::{CONTROL_BYTES, HEADER_BYTES};
 use crate::workload::FlowArrival;
@@ -143,7 +143,7 @@ struct Flow<C> {
     stall_at: SimTime,
     // receiver
     rcv_nxt: u32,
-    received: Vec<u64>,
+    received: SeqSet,
     // statistics
     retransmits: u32,
     timeouts: u32,
@@ -165,7 +165,7 @@ impl<C: CongestionControl> Flow<C> {
     }
 
     /// An idle flow state (slot generation `gen`, receive bitmap storage `received`).
-    fn fresh(cc: C, gen: u32, received: Vec<u64>) -> Self {
+    fn fresh(cc: C, gen: u32, received: SeqSet) -> Self {
         Flow {
             id: 0,
             active: false,
@@ -236,19 +236,17 @@ impl<C: CongestionControl> WindowTransport<C> {
     /// caller sets its window (or holds it) first, then [`Self::pump`]s.
     pub fn open(&mut self, f: &FlowArrival, cc: C) -> u32 {
         let n_pkts = crate::units::Bytes(f.size_bytes).packets();
-        let words = (n_pkts as usize).div_ceil(64);
         let init = self.params.initial_window as f64;
         let slot = match self.free.pop() {
             Some(s) => s,
             None => {
-                self.flows.push(Flow::fresh(self.template.clone(), 0, Vec::new()));
+                self.flows.push(Flow::fresh(self.template.clone(), 0, SeqSet::default()));
                 (self.flows.len() - 1) as u32
             }
         };
         let fl = &mut self.flows[slot as usize];
         let mut received = std::mem::take(&mut fl.received);
-        received.clear();
-        received.resize(words, 0);
+        received.reset(n_pkts);
         let mut new = Flow::fresh(cc, fl.gen.wrapping_add(1), received);
         new.id = f.id;
         new.active = true;
@@ -475,7 +473,7 @@ fn arm_timer<C: CongestionControl>(
 
 #[inline]
 fn received<C: CongestionControl>(fl: &Flow<C>, seq: u32) -> bool {
-    fl.received[(seq / 64) as usize] & (1 << (seq % 64)) != 0
+    fl.received.contains(seq)
 }
 
 /// Sends what the window allows.
@@ -561,12 +559,8 @@ fn send_probe<C: CongestionControl>(slot: u32, fl: &mut Flow<C>, fab: &mut Fabri
 
 fn on_data<C: CongestionControl>(fl: &mut Flow<C>, p: &Packet, fab: &mut Fabric) {
     let seq = p.seq;
-    let (w, b) = ((seq / 64) as usize, seq % 64);
-    if p.kind == PacketKind::DATA && seq >= fl.rcv_nxt && fl.received[w] & (1 << b) == 0 {
-        fl.received[w] |= 1 << b;
-        while fl.rcv_nxt < fl.n_pkts
-            && fl.received[(fl.rcv_nxt / 64) as usize] & (1 << (fl.rcv_nxt % 64)) != 0
-        {
+    if p.kind == PacketKind::DATA && seq >= fl.rcv_nxt && fl.received.insert(seq) {
+        while fl.rcv_nxt < fl.n_pkts && fl.received.contains(fl.rcv_nxt) {
             fl.rcv_nxt += 1;
         }
     }
