@@ -67,7 +67,9 @@ pub struct PaseSpec {
     pub delegation: bool,
     /// Delegated shares are resized every this many base RTTs of the longest path (10).
     pub delegation_period_rtts: f64,
-    /// Wire size of arbitration requests, responses and releases, bytes (40: a header).
+    /// Wire size of arbitration requests, responses and releases, bytes (40: a header; at
+    /// most 200, a header and a few fields: a request per flow per RTT of a full packet's
+    /// size would take a loaded link from the data).
     pub control_bytes: u32,
 }
 
@@ -103,7 +105,7 @@ pub fn resolve(p: &Section<'_>) -> Result<PaseSpec, SpecError> {
             1e4,
             "must be a positive number of RTTs",
         )?,
-        control_bytes: p.u32_in("control_bytes", 40, 40, 1500)?,
+        control_bytes: p.u32_in("control_bytes", 40, 40, 200)?,
     };
     if spec.pruning_queue >= queues {
         return Err(SpecError::new(
