@@ -146,6 +146,9 @@ impl LinkArbitrator {
         let demand = self.demands[&(key, flow)];
         let c = self.capacity_bps;
         let lowest = queues.saturating_sub(1);
+        if c <= 0.0 {
+            return Assignment { queue: lowest, rate_bps: base_bps }; // a share not granted yet
+        }
         // Past `lowest` capacities' worth of demand ahead the answer is the lowest queue at
         // the base rate: the sum stops there, so a long backlog costs no more than a short one.
         let ahead = self.demand_ahead_capped(flow, c * f64::from(lowest.max(1)));

@@ -238,6 +238,10 @@ pub struct PaseTransport {
     delegated: BTreeMap<u32, Vec<u32>>,
     /// The virtual link of (parent link, rack).
     virtual_link: HashMap<(u32, u32), u32>,
+    /// The parent link of each virtual link.
+    parent_of: HashMap<u32, u32>,
+    /// Each virtual link's demand at the last periodic resize.
+    reported_demand: HashMap<u32, f64>,
     /// The delegation clock is running.
     delegating: bool,
     /// Flows active now.
@@ -282,6 +286,8 @@ impl PaseTransport {
             longest_rtt: SimTime::ZERO,
             delegated: BTreeMap::new(),
             virtual_link: HashMap::new(),
+            parent_of: HashMap::new(),
+            reported_demand: HashMap::new(),
             delegating: false,
             active_flows: 0,
             stats: ArbitrationStats::default(),
@@ -362,14 +368,13 @@ impl PaseTransport {
         let id = self.arbitrators.len() as u32;
         self.arbitrators.push(LinkArbitrator::new(0.0));
         self.virtual_link.insert((parent, rack), id);
+        self.parent_of.insert(id, parent);
         self.delegated.entry(parent).or_default().push(id);
         self.resize(parent);
         id
     }
 
-    /// Resizes `parent`'s delegated shares by its children's demands: child c gets
-    /// C × (d_c + C/n) / (Σd + C) of the parent's capacity C over n children: an equal split
-    /// when nobody asks, tending to proportional to demand as demand grows, never zero.
+    /// Resizes `parent`'s delegated shares by its children's demands ([`delegated_share`]).
     /// Each child reports its demand and hears its share: two messages per child.
     fn resize(&mut self, parent: u32) {
         let c = self.arbitrators[parent as usize].capacity_bps();
@@ -389,10 +394,18 @@ impl PaseTransport {
         let parents: Vec<u32> = self.delegated.keys().copied().collect();
         let oldest = SimTime(fab.now().as_ps().saturating_sub(self.expiry.as_ps()));
         for parent in parents {
+            let mut changed = false;
             for &v in &self.delegated[&parent] {
-                self.arbitrators[v as usize].expire(oldest);
+                let a = &mut self.arbitrators[v as usize];
+                a.expire(oldest);
+                let demand = a.total_demand_bps();
+                let reported = self.reported_demand.entry(v).or_insert(f64::NAN);
+                changed |= *reported != demand;
+                *reported = demand;
             }
-            self.resize(parent);
+            if changed {
+                self.resize(parent); // racks report only a changed demand
+            }
         }
         self.delegating = self.active_flows > 0;
         if self.delegating {
@@ -446,10 +459,21 @@ impl PaseTransport {
         let nic = self.params.host_rate.0 as f64;
         let oldest = SimTime(now.as_ps().saturating_sub(self.expiry.as_ps()));
         let mut out = so_far;
-        for &(link, where_) in &self.plans[plan].stages {
+        for i in 0..self.plans[plan].stages.len() {
+            let (link, where_) = self.plans[plan].stages[i];
             if where_ == at {
                 let a = &mut self.arbitrators[link as usize];
                 a.expire(oldest);
+                let want = nic.min(out.rate_bps);
+                if a.flows() == 0 && a.capacity_bps() < want {
+                    // A rack's first flow on a delegated link, its share too small for it: the
+                    // rack asks its parent now rather than at the next resize.
+                    if let Some(&parent) = self.parent_of.get(&link) {
+                        self.arbitrators[link as usize].update(flow, key, nic.min(out.rate_bps), now);
+                        self.resize(parent);
+                    }
+                }
+                let a = &mut self.arbitrators[link as usize];
                 // Bottom up, a flow asks each link for what the links before it granted: one
                 // held back below does not crowd out the flows a link could serve.
                 a.update(flow, key, nic.min(out.rate_bps), now);
@@ -705,11 +729,16 @@ impl HostTransport for PaseTransport {
 }
 
 /// A child's delegated share of a parent link of capacity `c` shared by `n` children asking
-/// for `total` in all, `demand` of it: c × (demand + c/n) / (total + c). The shares sum to c;
-/// with no demand they are equal, and as demand grows they tend to its proportions; a child
-/// asking for nothing keeps a share, so its first flow does not wait for a resize.
+/// for `total` in all, `demand` of it. While the demands fit, each child gets its demand and
+/// an equal part of what is left; beyond, shares are proportional to demand. The shares sum
+/// to c and a lone flow keeps the whole link; a child asking for nothing gets nothing under
+/// load, and asks its parent at once when its first flow comes ([`PaseTransport::child_link`]).
 fn delegated_share(c: f64, demand: f64, total: f64, n: f64) -> f64 {
-    c * (demand + c / n) / (total + c)
+    if total <= c {
+        demand + (c - total) / n
+    } else {
+        c * demand / total
+    }
 }
 
 /// `transport.protocol = "pase"`.
@@ -753,17 +782,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn delegated_shares_split_equally_idle_and_follow_demand_under_load() {
+    fn delegated_shares_give_demand_and_spare_then_proportions() {
         let c = 40.0;
+        // Nobody asks: equal shares. A lone line-rate flow: the whole rest of the link.
         assert_eq!(delegated_share(c, 0.0, 0.0, 4.0), 10.0);
-        // Demands 30, 10, 0, 0 (total 40): (30 + 10) / 80 × 40 = 20, 10, 5, 5.
+        let lone: Vec<f64> = [10.0, 0.0].iter().map(|&d| delegated_share(c, d, 10.0, 2.0)).collect();
+        assert_eq!(lone, vec![25.0, 15.0]);
+        assert_eq!(delegated_share(c, 40.0, 40.0, 2.0), 40.0, "demand exactly fills the link");
+        assert_eq!(delegated_share(c, 0.0, 40.0, 2.0), 0.0);
+        // Demands 60, 20, 0, 0 (total 80 > 40): proportional, 30, 10, 0, 0.
         let shares: Vec<f64> =
-            [30.0, 10.0, 0.0, 0.0].iter().map(|&d| delegated_share(c, d, 40.0, 4.0)).collect();
-        assert_eq!(shares, vec![20.0, 10.0, 5.0, 5.0]);
+            [60.0, 20.0, 0.0, 0.0].iter().map(|&d| delegated_share(c, d, 80.0, 4.0)).collect();
+        assert_eq!(shares, vec![30.0, 10.0, 0.0, 0.0]);
         assert_eq!(shares.iter().sum::<f64>(), c);
-        // Heavy demand: nearly proportional (990 of 1000 asked → 99 % minus the floors' pull).
-        let big = delegated_share(c, 990.0, 1000.0, 2.0);
-        assert!((big - 40.0 * 1010.0 / 1040.0).abs() < 1e-9 && big > 38.0);
     }
 
     #[test]

@@ -282,15 +282,17 @@ impl<C: CongestionControl> WindowTransport<C> {
     }
 
     /// Holds (`true`) or releases the flow in `slot`: a held flow sends no data, only the
-    /// probes its protocol asks for, and does not time out; a released one goes back to its
-    /// first unacknowledged packet (what it sent before the hold may have been dropped behind
-    /// higher-priority traffic; the probes' ACKs told it what arrived) and sends what its
-    /// window allows at once.
+    /// probes its protocol asks for, and does not time out; a released one restarts its timer
+    /// and sends what its window allows at once, from where it was (resending everything in
+    /// flight would duplicate packets merely queued behind higher priorities: PASE
+    /// left-right at load 0.9 retransmitted 11,643 packets with no drop).
     pub fn hold(&mut self, slot: u32, held: bool, fab: &mut Fabric) {
         let fl = &mut self.flows[slot as usize];
         fl.held = held;
         if !held {
-            fl.snd_nxt = fl.snd_una;
+            // Packets sent before the hold may still be queued behind higher priorities, not
+            // lost: the flow resumes where it was, and its restarted timer and duplicate ACKs
+            // recover what was lost.
             fl.win.cwnd = fl.win.cwnd.clamp(1.0, fl.win.max);
             fl.backoff = 0;
             fl.consecutive_timeouts = 0;
