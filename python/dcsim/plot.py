@@ -20,12 +20,24 @@ SERIES: dict[str, tuple[str, str | None]] = {
     "PIAS": ("#17becf", "X"),
     "LAS": ("#8c564b", "<"),
     "L2DCT": ("#e377c2", ">"),
+    "D2TCP": ("#6b6ecf", "h"),
+    "PASE": ("#bcbd22", "*"),
     "Ideal": ("#000000", None),
     # pFabric over a few priority queues (pFabric SIGCOMM'13 Fig. 17).
     "Q=2 (Optimized)": ("#9edae5", "v"),
     "Q=4 (Optimized)": ("#17becf", "s"),
     "Q=8 (Optimized)": ("#1f77b4", "D"),
     "Q=4 (Equal split)": ("#7f7f7f", "x"),
+    # PASE's variants (PASE SIGCOMM'14 Figs. 9c, 11-13): PASE's olive and its darker and lighter shades.
+    "PASE (EDF)": ("#637939", "*"),
+    "PASE without optimisations": ("#bd9e39", "x"),
+    "PASE, local arbitration": ("#e7ba52", "v"),
+    "PASE, 3 queues": ("#cedb9c", "v"),
+    "PASE, 4 queues": ("#b5cf6b", "s"),
+    "PASE, 6 queues": ("#8ca252", "D"),
+    "PASE, 8 queues": ("#bcbd22", "*"),
+    "PASE-DCTCP": ("#8c6d31", "s"),
+    "PASE without probing": ("#843c39", "P"),
 }
 
 

@@ -1,6 +1,7 @@
 """The display name of every scheme the figures show, in one place: each protocol's, and that
 of each variant a figure tells apart by a spec field (pFabric's rate control or number of
-queues, pHost's preset or policy, PIAS's ECN, queues and thresholds). Every figure takes its
+queues, pHost's preset or policy, PIAS's ECN, queues and thresholds, PASE's arbitration, rate
+control, queues, optimisations and probing). Every figure takes its
 series names from :func:`name`; their colours and markers are in :data:`dcsim.plot.SERIES`."""
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ PROTOCOLS: dict[str, str] = {
     "tcp": "TCP",
     "dctcp": "DCTCP",
     "l2dct": "L2DCT",
+    "d2tcp": "D2TCP",
+    "pase": "PASE",
     "pias": "PIAS",
     "las": "LAS",
     "pfabric": "pFabric",
@@ -49,6 +52,26 @@ VARIANTS: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], str]] = {
         (4, "closed-form"): "4 queues, optimised",
         (4, "equal-split"): "4 queues, equal split",
     },
+    # PASE (SIGCOMM'14) §4.2, Fig. 9c: arbitration in earliest-deadline-first order.
+    ("pase", ("pase.order",)): {("srpt",): "PASE", ("edf",): "PASE (EDF)"},
+    # PASE (SIGCOMM'14) §4.3.1, Fig. 11: early pruning and delegation off.
+    ("pase", ("pase.pruning_queue", "pase.delegation")): {
+        (4, True): "PASE",
+        (0, False): "PASE without optimisations",
+    },
+    # PASE (SIGCOMM'14) §4.3.1, Fig. 12a: end-to-end arbitration against the end hosts' only.
+    ("pase", ("pase.arbitration",)): {("end-to-end",): "PASE", ("local",): "PASE, local arbitration"},
+    # PASE (SIGCOMM'14) §4.3.2, Fig. 12b: the number of priority queues.
+    ("pase", ("pase.queues",)): {
+        (3,): "PASE, 3 queues",
+        (4,): "PASE, 4 queues",
+        (6,): "PASE, 6 queues",
+        (8,): "PASE, 8 queues",
+    },
+    # PASE (SIGCOMM'14) §4.3.2, Fig. 13a: every flow a DCTCP source in its arbitrated queue.
+    ("pase", ("pase.rate_control",)): {("pase",): "PASE", ("dctcp",): "PASE-DCTCP"},
+    # PASE (SIGCOMM'14) §4.3.2: the lowest queue probing, or sending with a window of one packet.
+    ("pase", ("pase.probing",)): {(True,): "PASE", (False,): "PASE without probing"},
 }
 
 
