@@ -182,3 +182,12 @@ def test_a_name_too_long_for_a_file_is_a_spec_error():
         with pytest.raises(SpecError) as e:
             dcsim.spec.resolve({}, {field: "x" * 300 + (".csv" if field.endswith("matrix") else "")})
         assert e.value.field == field
+
+
+def test_a_pase_flow_released_after_losing_its_last_packets_while_held_still_finishes():
+    """PASE testbed setting, seed 4: a flow whose packets in flight were lost while it was held
+    (lowest queue) must time out and resend once released; before the fix its timer, lapsed
+    while held, was never re-armed and the run re-arbitrated forever."""
+    spec = Path(__file__).resolve().parent.parent / "experiments" / "pase" / "setting-testbed.toml"
+    r = dcsim.run(spec, overrides={"transport.protocol": "pase", "workload.load": 0.6, "seed": 4})
+    assert r.summary["flows_completed"] == r.summary["flows_total"] == 1000

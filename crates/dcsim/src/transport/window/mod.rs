@@ -299,6 +299,11 @@ impl<C: CongestionControl> WindowTransport<C> {
             fl.in_recovery = false;
             fl.dupacks = 0;
             fl.rto_deadline = fab.now() + rto(&self.params, fl);
+            // A held flow's timer lapsed without re-arming: arm it again, or a flow whose
+            // packets in flight were lost would wait for ACKs that never come.
+            if fl.snd_una < fl.snd_nxt {
+                arm_timer(&self.params, slot, fl, fab);
+            }
             pump(&self.params, slot, fl, fab);
         }
     }
