@@ -465,18 +465,18 @@ impl PaseTransport {
                 let a = &mut self.arbitrators[link as usize];
                 a.expire(oldest);
                 let want = nic.min(out.rate_bps);
-                if a.flows() == 0 && a.capacity_bps() < want {
+                let first = a.flows() == 0;
+                // Bottom up, a flow asks each link for what the links before it granted: one
+                // held back below does not crowd out the flows a link could serve.
+                a.update(flow, key, want, now);
+                if first && a.capacity_bps() < want {
                     // A rack's first flow on a delegated link, its share too small for it: the
                     // rack asks its parent now rather than at the next resize.
                     if let Some(&parent) = self.parent_of.get(&link) {
-                        self.arbitrators[link as usize].update(flow, key, nic.min(out.rate_bps), now);
                         self.resize(parent);
                     }
                 }
-                let a = &mut self.arbitrators[link as usize];
-                // Bottom up, a flow asks each link for what the links before it granted: one
-                // held back below does not crowd out the flows a link could serve.
-                a.update(flow, key, nic.min(out.rate_bps), now);
+                let a = &self.arbitrators[link as usize];
                 out = out.combine(a.assign(flow, self.params.queues, base));
             }
         }
