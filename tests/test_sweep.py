@@ -206,11 +206,8 @@ def test_sweep_says_when_its_directory_holds_other_runs(tmp_path):
     spec = write(tmp_path, SMALL + '[sweep]\n"workload.load" = [0.3, 0.6]\n')
     out = tmp_path / "out"
     for flows in (150, 300):
-        p = subprocess.run(
-            [sys.executable, "-m", "dcsim", "sweep", str(spec), "--out", str(out), "-q", "--set", f"workload.flows={flows}"],
-            capture_output=True,
-            text=True,
-        )
+        cmd = ["sweep", str(spec), "--out", str(out), "-q", "--set", f"workload.flows={flows}"]
+        p = subprocess.run([sys.executable, "-m", "dcsim", *cmd], capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
     assert "also holds 2 run(s) of earlier plans" in p.stdout and "all_runs=True" in p.stdout
 

@@ -29,11 +29,11 @@ def run(
     ``spec`` is a TOML file path, TOML text, a dict or a :class:`ResolvedSpec` (from
     :func:`dcsim.resolve`). Overrides name dotted spec paths, either in
     ``overrides={"workload.load": 0.7}`` or as keywords with ``__`` for the dot
-    (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there;
-    a directory that already holds a complete run of another spec (or of another dcsim
-    version) is replaced only with ``force=True`` — the same spec again gives the same
-    results, so that run is replaced —, and a directory that cannot be written raises
-    :class:`dcsim.SpecError` before anything runs.
+    (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there.
+    A directory that already holds a complete run of another spec (or of another dcsim
+    version) is replaced only with ``force=True``; one that holds a run of this very spec is
+    replaced, since running it again gives the same results. A directory that cannot be
+    written raises :class:`dcsim.SpecError` before anything runs.
 
     ``progress``, if given, is called about five times a second with a dict of floats:
     ``sim_time_us``, ``flows_done``, ``flows_started``, ``flows_total``, ``packets_arrived``

@@ -89,18 +89,25 @@ class Estimator:
 
     def __init__(self, end: RunEnd | None = None) -> None:
         self.end = end or RunEnd()
-        self.reports: list[Mapping[str, float]] = []
-        self._walls: list[float] = []
+        # The reports and their wall times, swapped as one: a live display reads them from its
+        # own thread while reports arrive.
+        self._history: tuple[list[Mapping[str, float]], list[float]] = ([], [])
+
+    @property
+    def reports(self) -> list[Mapping[str, float]]:
+        """The reports kept, oldest first."""
+        return self._history[0]
 
     def update(self, report: Mapping[str, float]) -> None:
         """Takes one progress report (the dict the core passes to the progress callback)."""
-        if self.reports and report["wall_seconds"] <= self.reports[-1]["wall_seconds"]:
+        reports, walls = self._history
+        if reports and report["wall_seconds"] <= reports[-1]["wall_seconds"]:
             return  # the same report seen twice (a sweep's driver polls it)
-        self.reports.append(dict(report))
-        self._walls.append(report["wall_seconds"])
-        if len(self.reports) > self.MAX_REPORTS:
-            self.reports = self.reports[:-1:2] + self.reports[-1:]
-            self._walls = [r["wall_seconds"] for r in self.reports]
+        reports.append(dict(report))
+        walls.append(report["wall_seconds"])
+        if len(reports) > self.MAX_REPORTS:
+            kept = reports[:-1:2] + reports[-1:]
+            self._history = (kept, [r["wall_seconds"] for r in kept])
 
     @property
     def elapsed_s(self) -> float:
@@ -108,12 +115,13 @@ class Estimator:
 
     def remaining_s(self) -> float | None:
         """Seconds of wall time left, or None while nothing predicts it yet."""
-        if not self.reports:
+        reports, walls = self._history
+        if not reports:
             return None
-        now = self.reports[-1]
+        now = reports[-1]
         wall = now["wall_seconds"]
         window = max(self.MIN_WINDOW_S, wall * self.WINDOW_FRACTION)
-        then = self.reports[bisect.bisect_left(self._walls, wall - window)]
+        then = reports[min(bisect.bisect_left(walls, wall - window), len(reports) - 1)]
         if then is now:  # a single report: measure from the start of the run
             then = dict.fromkeys(now, 0.0)
         dwall = wall - then["wall_seconds"]
@@ -187,8 +195,9 @@ class Row:
     elapsed_s: float | None = None
 
     def fitted(self, width: int) -> Text:
-        """The row as a terminal line of at most `width` cells: the statistics shrink, then
-        the label, before the bar gets narrower than twenty cells."""
+        """The row as a terminal line of at most `width` cells. The label takes at most a
+        third; the statistics shrink before the bar gets narrower than twenty cells; the
+        percentage and the time left stay."""
         from rich.text import Text
 
         pct = "  ?%" if self.fraction is None else f"{min(self.fraction, 1.0) * 100:3.0f}%"
@@ -422,7 +431,7 @@ class SweepProgress:
             self.finished_walls.append(wall_s)
 
     def remaining_s(self) -> float | None:
-        own = [(r.estimator.elapsed_s, r.estimator.remaining_s()) for r in self.running.values()]
+        own = [(r.estimator.elapsed_s, r.estimator.remaining_s()) for r in list(self.running.values())]
         predicted = [elapsed + left for elapsed, left in own if left is not None]
         samples = self.finished_walls + predicted
         queued = max(self.total - self.done - self.failed - len(self.running) - self.unreported_running, 0)
