@@ -15,7 +15,7 @@ $(PY):
 
 $(DEPS): pyproject.toml | $(PY)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "maturin>=1.5,<2" "numpy>=1.21" "pandas>=1.5" "pyarrow>=10" "matplotlib>=3.5" "pytest>=7" "mypy>=1.8" "ray>=2.9" \
+	$(PIP) install -q "maturin>=1.5,<2" "numpy>=1.21" "pandas>=1.5" "pyarrow>=10" "rich>=13" "matplotlib>=3.5" "pytest>=7" "mypy>=1.8" "ray>=2.9" \
 	  "ruff~=0.17.6" "pandas-stubs~=3.1.0" "hypothesis>=6"
 	touch $@
 

@@ -9,7 +9,7 @@ from ._dcsim import __version__, build_profile
 from .api import run
 from .result import Result, format_summary
 from .spec import ResolvedSpec, SpecError, resolve
-from .sweep import load
+from .sweep import StaleRunsWarning, load
 
 __all__ = [
     "__version__",
@@ -21,4 +21,5 @@ __all__ = [
     "SpecError",
     "format_summary",
     "load",
+    "StaleRunsWarning",
 ]

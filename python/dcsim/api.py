@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _dcsim
-from .result import Result, check_out, columns_to_arrow, format_summary
-from .spec import SpecLike, _raise_invalid, resolve
+from .result import SPEC_HASH_LINE, Result, check_out, columns_to_arrow, format_summary, holds_same_run
+from .spec import ResolvedSpec, SpecLike, _raise_invalid, resolve
 
 
 def run(
-    spec: SpecLike,
+    spec: SpecLike | ResolvedSpec,
     *,
     out: str | os.PathLike | None = None,
     progress: Callable[[dict[str, float]], Any] | None = None,
@@ -26,17 +26,32 @@ def run(
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
 
-    ``spec`` is a TOML file path, TOML text or a dict. Overrides name dotted spec paths,
-    either in ``overrides={"workload.load": 0.7}`` or as keywords with ``__`` for the dot
-    (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there;
-    a directory that already holds a complete run is replaced only with ``force=True``, and a
-    directory that cannot be written raises :class:`dcsim.SpecError` before anything runs.
+    ``spec`` is a TOML file path, TOML text, a dict or a :class:`ResolvedSpec` (from
+    :func:`dcsim.resolve`). Overrides name dotted spec paths, either in
+    ``overrides={"workload.load": 0.7}`` or as keywords with ``__`` for the dot
+    (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there.
+    A directory that already holds a complete run of another spec (or of another dcsim
+    version) is replaced only with ``force=True``; one that holds a run of this very spec is
+    replaced, since running it again gives the same results. A directory that cannot be
+    written raises :class:`dcsim.SpecError` before anything runs.
+
+    ``progress``, if given, is called about five times a second with a dict of floats:
+    ``sim_time_us``, ``flows_done``, ``flows_started``, ``flows_total``, ``packets_arrived``
+    (data packets of the flows started), ``packets_injected`` (sent once; retransmissions left
+    out), ``events`` and ``wall_seconds``; returning ``False`` stops the run with
+    ``KeyboardInterrupt``. :class:`dcsim.progress.ProgressBar` is such a callback (a bar in a
+    terminal, a line every 30 s in a log), and :class:`dcsim.progress.Estimator` turns the
+    reports into a remaining time.
     """
     merged: dict[str, Any] = dict(overrides or {})
     merged.update(kw_overrides)
-    resolved = resolve(spec, merged)
+    if isinstance(spec, ResolvedSpec) and not merged:
+        resolved = spec
+    else:
+        resolved = resolve(spec.tree if isinstance(spec, ResolvedSpec) else spec, merged)
     if out is not None:
-        check_out(out, force)
+        force = force or holds_same_run(out, resolved)
+        check_out(out, force, resolved)
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     try:
@@ -53,7 +68,7 @@ def run(
                 f"dcsim {_dcsim.__version__} ({_dcsim.build_profile}) "
                 f"on Python {platform.python_version()}, {platform.machine()}",
                 f"started   {started.isoformat(timespec='seconds')}",
-                f"spec hash {resolved.hash()}",
+                f"{SPEC_HASH_LINE}{resolved.hash()}",
                 f"wall      {wall:.3f} s",
                 "",
                 format_summary(summary),

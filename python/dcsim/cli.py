@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any, NoReturn
 from . import __version__
 from .progress import ProgressBar
 from .result import format_summary
-from .spec import SpecError, parse_value
+from .spec import ResolvedSpec, SpecError, parse_value
 
 EXIT_USAGE = 2
 
@@ -66,8 +67,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("run", help="run one simulation and print its summary")
     _add_spec_args(p)
-    p.add_argument("--out", default=None, help="run directory (default: runs/<spec name>)")
-    p.add_argument("--force", action="store_true", help="replace a complete run already in the run directory")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="run directory (default: runs/<name>, the spec's `name`, else the spec file's name)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace another run already in the run directory (the same spec is replaced without it)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary table")
     p = sub.add_parser("validate", help="check a spec without running it")
     _add_spec_args(p)
@@ -77,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sweep", help="run every combination of a sweep spec's axes (resumable)")
     _add_spec_args(p)
     _add_exec_args(p)
-    p.add_argument("--out", default=None, help="sweep directory (default: sweeps/<spec name>)")
+    p.add_argument("--out", default=None, help="sweep directory (default: sweeps/<spec file name>)")
     p.add_argument("--scale", default=None, help="apply the spec's [scales.NAME] overrides")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
     p.add_argument("--dry-run", action="store_true", help="list the runs and exit")
@@ -163,6 +172,13 @@ def _add_exec_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def default_run_dir(spec_path: str, spec: ResolvedSpec) -> Path:
+    """``runs/<name>`` for a spec with a ``name`` (characters other than letters, digits,
+    ``.``, ``_`` and ``-`` made ``-``), else ``runs/<spec file name without .toml>``."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(spec.tree.get("name", ""))).strip(".-")
+    return Path("runs") / (name or Path(spec_path).stem)
+
+
 def _sweep_cmd(args) -> int:
     from . import sweep as sweep_mod
 
@@ -188,6 +204,11 @@ def _sweep_cmd(args) -> int:
         f"{report.total} runs: {report.skipped} already done, {len(report.completed)} run now, "
         f"{len(report.failed)} failed{retried}, {report.wall_seconds:.1f} s  ->  {out}/"
     )
+    if report.other_runs:
+        print(
+            f"{out}/runs/ also holds {report.other_runs} run(s) of earlier plans of this sweep directory: "
+            "dcsim.load leaves them out (all_runs=True loads them)"
+        )
     by_hash = {r.hash: r for r in p.runs}
     for h, err in report.failed.items():
         last = err.strip().splitlines()[-1] if err.strip() else "(no message)"
@@ -292,10 +313,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "show":
             print(spec_mod.resolve(args.spec, overrides).toml, end="")
             return 0
-        out = args.out or str(Path("runs") / Path(args.spec).stem)
-        bar = ProgressBar(enabled=False if args.quiet else None)
+        resolved = spec_mod.resolve(args.spec, overrides)
+        out = args.out or str(default_run_dir(args.spec, resolved))
+        bar = ProgressBar(Path(out).name, spec=resolved, enabled=False if args.quiet else None)
         try:
-            result = api.run(args.spec, out=out, progress=bar, overrides=overrides, force=args.force)
+            result = api.run(resolved, out=out, progress=bar, force=args.force)
         finally:
             bar.close()
     except SpecError as e:

@@ -32,13 +32,14 @@ import inspect
 import math
 import os
 import shutil
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .sweep import load, plan, run_sweep
+from .sweep import StaleRunsWarning, load, plan, run_sweep
 
 
 def experiments_dir() -> Path:
@@ -184,10 +185,15 @@ def reproduce(
                 f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items()
             )
             raise RuntimeError(f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}")
-        runs = load(store)
-        runs = runs[runs["run"].isin({r.hash for r in p.runs})]
-    wants_store = len(inspect.signature(mod.data).parameters) >= 2
-    data = mod.data(runs, store) if wants_store else mod.data(runs)
+    # The store is shared by every reproduction, so it always holds runs of other plans: load
+    # (here and in a figure's data) takes the runs of this plan, the store's sweep.json, and
+    # the warning about the others would tell nothing new.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StaleRunsWarning)
+        if spec_path is not None:
+            runs = load(store)
+        wants_store = len(inspect.signature(mod.data).parameters) >= 2
+        data = mod.data(runs, store) if wants_store else mod.data(runs)
     data.to_csv(out / "data.csv", index=False, float_format="%.6g")
     mod.plot(data, out / "figure.png")
     (out / "comparison.md").write_text(comparison(name, data, scale, mod))

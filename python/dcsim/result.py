@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .spec import SpecError
+from .spec import ResolvedSpec, SpecError, flatten
 
 _NONE_U64 = np.uint64(2**64 - 1)
 _NONE_U32 = np.uint32(2**32 - 1)
@@ -115,10 +115,66 @@ def _stale(path: Path) -> bool:
     return False
 
 
-def check_out(out: str | os.PathLike, force: bool = False) -> None:
+#: The line of ``log.txt`` that records the run's spec hash (:meth:`ResolvedSpec.hash`).
+SPEC_HASH_LINE = "spec hash "
+
+
+def stored_spec_hash(out: str | os.PathLike) -> str | None:
+    """The spec hash a complete run directory records in its ``log.txt``, or None."""
+    try:
+        log = (Path(out) / "log.txt").read_text(errors="replace")
+    except OSError:
+        return None
+    for line in log.splitlines():
+        if line.startswith(SPEC_HASH_LINE):
+            return line[len(SPEC_HASH_LINE) :].strip()
+    return None
+
+
+def holds_same_run(out: str | os.PathLike, spec: ResolvedSpec) -> bool:
+    """True if `out` holds a complete run of this very spec with this dcsim version (the
+    hash covers both): running it again gives the same results, so it may be replaced."""
+    try:
+        complete = (Path(out) / "summary.json").exists()
+    except OSError:
+        return False  # an impossible path: check_out says why
+    return complete and stored_spec_hash(out) == spec.hash()
+
+
+def _spec_differences(out: Path, spec: ResolvedSpec, limit: int = 3) -> str:
+    """What sets the run in `out` apart from `spec`: ``workload.flows = 600 there, 1200
+    here; …``."""
+    from .spec import tomllib
+
+    try:
+        there = flatten(tomllib.loads((out / "spec.toml").read_text()))
+    except (OSError, ValueError):
+        return ""
+    here = flatten(spec.tree)
+    keys = sorted(k for k in there.keys() | here.keys() if there.get(k) != here.get(k))
+    if not keys:
+        return " (the same spec, run by another dcsim version)"
+    shown = [f"{k} = {_toml_value(there.get(k))} there, {_toml_value(here.get(k))} here" for k in keys[:limit]]
+    more = f" and {len(keys) - limit} more" if len(keys) > limit else ""
+    return f" ({'; '.join(shown)}{more})"
+
+
+def _toml_value(v: Any) -> str:
+    """A spec value as TOML writes it (``"dctcp"``, ``true``, ``0.6``)."""
+    if v is None:
+        return "(unset)"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def check_out(out: str | os.PathLike, force: bool = False, spec: ResolvedSpec | None = None) -> None:
     """Checks, before a run, that its directory can be written: not a file, not a folder of
     other files, not a complete run unless ``force``, and its parent writable. Clears what a
-    killed writer left beside it."""
+    killed writer left beside it. With the run's ``spec``, the refusal says how the run
+    already there differs and suggests a directory of its own."""
     out = Path(out)
     try:
         if out.exists() and not out.is_dir():
@@ -126,7 +182,13 @@ def check_out(out: str | os.PathLike, force: bool = False) -> None:
         if out.is_dir():
             names = {n for n in os.listdir(out) if not n.startswith(".")}
             if "summary.json" in names and not force:
-                raise OutputError(f"{out} already holds a complete run; pass --force (force=True) to replace it")
+                if spec is None:
+                    raise OutputError(f"{out} already holds a complete run; pass --force (force=True) to replace it")
+                mine = out.with_name(f"{out.name}-{spec.hash()[:8]}")
+                raise OutputError(
+                    f"{out} already holds another run{_spec_differences(out, spec)}; keep both with "
+                    f"--out {mine} (out=...), or replace it with --force (force=True)"
+                )
             foreign = sorted(names - _RUN_FILES)
             if foreign:
                 raise OutputError(

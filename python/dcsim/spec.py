@@ -307,3 +307,14 @@ def resolve(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> Resol
     except _dcsim.InvalidSpec as e:
         _raise_invalid(e)
     return ResolvedSpec(toml_text, json.loads(json_text))
+
+
+def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` as ``{"a.b": 1}``: nested tables as dotted keys."""
+    flat: dict[str, Any] = {}
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            flat.update(flatten(v, f"{prefix}{k}."))
+        else:
+            flat[f"{prefix}{k}"] = v
+    return flat

@@ -110,8 +110,9 @@ fn columns<'py>(py: Python<'py>, r: &FlowRecords) -> PyResult<Bound<'py, PyDict>
 /// Runs a spec given as JSON text.
 ///
 /// `progress`, if given, is called about five times a second with a dict (`sim_time_us`,
-/// `flows_done`, `flows_total`, `events`, `wall_seconds`); if it returns `False` the run stops
-/// with `KeyboardInterrupt`. Signals (Ctrl-C) are checked at the same points.
+/// `flows_done`, `flows_started`, `flows_total`, `packets_arrived`, `packets_injected`,
+/// `events`, `wall_seconds`); if it returns `False` the run stops with `KeyboardInterrupt`.
+/// Signals (Ctrl-C) are checked at the same points.
 ///
 /// Returns `(summary_json, columns)` where `columns` maps a column name to
 /// `(numpy dtype string, bytes)`.
@@ -137,6 +138,9 @@ fn run_spec<'py>(
                 let ok = (|| -> PyResult<bool> {
                     d.set_item("sim_time_us", p.sim_time.as_us_f64())?;
                     d.set_item("flows_done", p.flows_done)?;
+                    d.set_item("flows_started", p.flows_started)?;
+                    d.set_item("packets_arrived", p.packets_arrived)?;
+                    d.set_item("packets_injected", p.packets_injected)?;
                     d.set_item("flows_total", p.flows_total)?;
                     d.set_item("events", p.events)?;
                     d.set_item("wall_seconds", p.wall_seconds)?;
