@@ -22,6 +22,7 @@ def run(
     progress: Callable[[dict[str, float]], Any] | None = None,
     overrides: dict[str, Any] | None = None,
     force: bool = False,
+    trace: Any = None,
     **kw_overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
@@ -31,9 +32,17 @@ def run(
     (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there;
     a directory that already holds a complete run is replaced only with ``force=True``, and a
     directory that cannot be written raises :class:`dcsim.SpecError` before anything runs.
+
+    ``trace`` sets ``workload.matrix`` to a trace: a pandas DataFrame, a pyarrow Table, or the
+    path of a CSV or Parquet file, with the columns docs/spec.md ("Trace files") lists, e.g.
+    ``dcsim.run(spec, trace=pd.DataFrame({"id": [0], "src": [0], "dst": [1],
+    "size_bytes": [1000], "start_us": [0.0]}))``. Every row runs unless ``workload.flows`` is
+    set.
     """
     merged: dict[str, Any] = dict(overrides or {})
     merged.update(kw_overrides)
+    if trace is not None:
+        merged["workload.matrix"] = os.fspath(trace) if isinstance(trace, os.PathLike) else trace
     resolved = resolve(spec, merged)
     if out is not None:
         check_out(out, force)
