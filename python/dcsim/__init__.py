@@ -7,7 +7,7 @@
 
 from ._dcsim import __version__, build_profile
 from .api import run
-from .result import Result, format_summary
+from .result import Result, format_summary, read_metadata
 from .spec import ResolvedSpec, SpecError, resolve
 from .sweep import load
 
@@ -20,5 +20,6 @@ __all__ = [
     "ResolvedSpec",
     "SpecError",
     "format_summary",
+    "read_metadata",
     "load",
 ]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _dcsim
-from .result import Result, check_out, columns_to_arrow, format_summary
+from .result import Result, check_out, columns_to_arrow, format_summary, run_metadata
 from .spec import SpecLike, _raise_invalid, resolve
 
 
@@ -55,7 +55,7 @@ def run(
         raise  # unreachable
     wall = time.monotonic() - t0
     summary = json.loads(summary_json)
-    result = Result(summary, columns_to_arrow(raw), resolved.toml)
+    result = Result(summary, columns_to_arrow(raw), resolved.toml, metadata=run_metadata(resolved.tree))
     if out is not None:
         log = "\n".join(
             [
