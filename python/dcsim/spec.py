@@ -198,7 +198,10 @@ def _absolute(v: Any, base: Path | None, trace: bool) -> Any:
             except OSError:  # a name too long to be a file (the core then says what it is not)
                 exists = False
             if exists or trace and v.endswith((".csv", ".parquet")):
-                return str(candidate.resolve())
+                try:
+                    return str(candidate.resolve())
+                except (OSError, ValueError):  # not a usable path (a NUL in it): the core says so
+                    return v
     return v
 
 

@@ -59,7 +59,7 @@ def is_parquet_path(value: Any) -> bool:
     try:
         with open(path, "rb") as f:
             return f.read(4) == b"PAR1"
-    except OSError:
+    except (OSError, ValueError):  # not a readable file (ValueError: a NUL in the name)
         return False
 
 
@@ -74,7 +74,7 @@ def _read_table(value: Any) -> tuple[pa.Table, str]:
         return pq.read_table(path), path
     except FileNotFoundError:
         raise SpecError(f"`{FIELD}`: cannot read trace file {path}: no such file", FIELD) from None
-    except (OSError, pa.ArrowException) as e:
+    except (OSError, ValueError, pa.ArrowException) as e:
         raise SpecError(f"`{FIELD}`: cannot read trace file {path} as Parquet: {e}", FIELD) from None
 
 

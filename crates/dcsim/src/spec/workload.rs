@@ -383,7 +383,7 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
                 return Err(SpecError::new(
                     w.field("matrix"),
                     format!(
-                        "\"{s}\" is not one of {} nor a trace CSV file{hint}",
+                        "\"{s}\" is not one of {} nor a trace file (a .csv or .parquet path){hint}",
                         quote_list(&names)
                     ),
                 ));
