@@ -125,7 +125,7 @@ def test_a_run_spec_can_inherit_too(tree, tmp_path):
 
 
 def test_chains_resolve_each_path_against_its_own_file(tree):
-    (tree / "common" / "trace.csv").write_text("id,src,dst,size_bytes,start_time_s\n0,1,0,3000,0\n")
+    (tree / "common" / "trace.csv").write_text("id,src,dst,size_bytes,start_s\n0,1,0,3000,0\n")
     (tree / "common" / "trace-setting.toml").write_text(
         'base = "setting.toml"\n[workload]\nmatrix = "trace.csv"\nflows = 0\n'
     )

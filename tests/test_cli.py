@@ -92,20 +92,20 @@ def test_cdf_that_does_not_end_at_one(tmp_path):
 
 def test_trace_host_out_of_range_names_file_and_line(tmp_path):
     trace = tmp_path / "t.csv"
-    trace.write_text("id,src,dst,size_bytes,start_time_s\n0,1,2,1000,0\n1,3,500,1000,0.001\n")
+    trace.write_text("id,src,dst,size_bytes,start_s\n0,1,2,1000,0\n1,3,500,1000,0.001\n")
     err = _bad(tmp_path, f'[workload]\nmatrix = "{trace}"\n')
     assert f"{trace}, line 3" in err and "dst 500 is out of range" in err and "144 hosts" in err
 
 
 def test_trace_negative_size(tmp_path):
     trace = tmp_path / "t.csv"
-    trace.write_text("0,1,2,-10,0\n")
+    trace.write_text("id,src,dst,size_bytes,start_s\n0,1,2,-10,0\n")
     err = _bad(tmp_path, f'[workload]\nmatrix = "{trace}"\n')
-    assert "line 1" in err and "size_bytes -10" in err
+    assert "line 2" in err and "size_bytes -10" in err
 
 
 def test_trace_relative_to_the_spec_file(tmp_path):
-    (tmp_path / "t.csv").write_text("0,0,1,5000,0\n1,1,0,3000,0.00001\n")
+    (tmp_path / "t.csv").write_text("id,src,dst,size_bytes,start_s\n0,0,1,5000,0\n1,1,0,3000,0.00001\n")
     spec = tmp_path / "s.toml"
     spec.write_text('[topology]\nkind = "star"\nhosts = 2\n[workload]\nmatrix = "t.csv"\nflows = 0\n')
     p = dcsim_cli("run", spec, "--out", tmp_path / "o", cwd="/")

@@ -7,7 +7,7 @@
 
 from ._dcsim import __version__, build_profile
 from .api import run
-from .result import Result, format_summary
+from .result import Result, format_summary, read_metadata
 from .spec import ResolvedSpec, SpecError, resolve
 from .sweep import StaleRunsWarning, load
 
@@ -20,6 +20,7 @@ __all__ = [
     "ResolvedSpec",
     "SpecError",
     "format_summary",
+    "read_metadata",
     "load",
     "StaleRunsWarning",
 ]

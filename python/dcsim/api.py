@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _dcsim
-from .result import SPEC_HASH_LINE, Result, check_out, columns_to_arrow, format_summary, holds_same_run
+from .result import SPEC_HASH_LINE, Result, check_out, columns_to_arrow, format_summary, holds_same_run, run_metadata
 from .spec import ResolvedSpec, SpecLike, _raise_invalid, resolve
 
 
@@ -22,6 +22,7 @@ def run(
     progress: Callable[[dict[str, float]], Any] | None = None,
     overrides: dict[str, Any] | None = None,
     force: bool = False,
+    trace: Any = None,
     **kw_overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
@@ -42,9 +43,17 @@ def run(
     ``KeyboardInterrupt``. :class:`dcsim.progress.ProgressBar` is such a callback (a bar in a
     terminal, a line every 30 s in a log), and :class:`dcsim.progress.Estimator` turns the
     reports into a remaining time.
+
+    ``trace`` sets ``workload.matrix`` to a trace: a pandas DataFrame, a pyarrow Table, or the
+    path of a CSV or Parquet file, with the columns docs/spec.md ("Trace files") lists, e.g.
+    ``dcsim.run(spec, trace=pd.DataFrame({"id": [0], "src": [0], "dst": [1],
+    "size_bytes": [1000], "start_us": [0.0]}))``. Every row runs unless ``workload.flows`` is
+    set.
     """
     merged: dict[str, Any] = dict(overrides or {})
     merged.update(kw_overrides)
+    if trace is not None:
+        merged["workload.matrix"] = os.fspath(trace) if isinstance(trace, os.PathLike) else trace
     if isinstance(spec, ResolvedSpec) and not merged:
         resolved = spec
     else:
@@ -61,7 +70,7 @@ def run(
         raise  # unreachable
     wall = time.monotonic() - t0
     summary = json.loads(summary_json)
-    result = Result(summary, columns_to_arrow(raw), resolved.toml)
+    result = Result(summary, columns_to_arrow(raw), resolved.toml, metadata=run_metadata(resolved.tree))
     if out is not None:
         log = "\n".join(
             [

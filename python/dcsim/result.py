@@ -4,6 +4,10 @@ A run directory holds ``flows.parquet``, ``summary.json``, ``spec.toml`` (the fu
 spec) and ``log.txt``. Every file is written to a temporary name and renamed into place, and
 ``summary.json`` is written last: a directory with a ``summary.json`` is complete, one
 without it is not (a killed run never looks finished).
+
+``summary.json`` (under ``"metadata"``) and ``flows.parquet`` (as Parquet key-value metadata)
+each say what produced them: the dcsim version, the seed and the resolved spec, so a file
+copied away still does; :func:`read_metadata` reads either.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import os
 import shutil
 import tempfile
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Callable
 
@@ -20,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from . import _dcsim
 from .spec import ResolvedSpec, SpecError, flatten
 
 _NONE_U64 = np.uint64(2**64 - 1)
@@ -56,6 +62,70 @@ def columns_to_arrow(raw: dict[str, tuple]) -> pa.Table:
             "request": request,
         }
     )
+
+
+#: The key of ``summary.json`` that holds :func:`run_metadata`.
+SUMMARY_METADATA_KEY = "metadata"
+#: Parquet key-value metadata: ``flows.parquet``'s key for each entry of :func:`run_metadata`.
+PARQUET_METADATA_KEYS = {"dcsim_version": b"dcsim.version", "seed": b"dcsim.seed", "spec": b"dcsim.spec"}
+
+
+def run_metadata(spec_tree: Mapping[str, Any]) -> dict[str, Any]:
+    """What produced a run of the resolved spec ``spec_tree``: ``dcsim_version``, ``seed`` and
+    ``spec`` (the resolved spec as a dict, every default filled in)."""
+    return {"dcsim_version": _dcsim.__version__, "seed": spec_tree["seed"], "spec": dict(spec_tree)}
+
+
+def with_metadata(table: pa.Table, metadata: Mapping[str, Any]) -> pa.Table:
+    """``table`` carrying :func:`run_metadata` as its schema's key-value metadata (written to
+    Parquet with it): ``dcsim.version``, ``dcsim.seed`` and ``dcsim.spec`` (JSON)."""
+    keys = PARQUET_METADATA_KEYS
+    entries = {
+        keys["dcsim_version"]: str(metadata["dcsim_version"]).encode(),
+        keys["seed"]: str(metadata["seed"]).encode(),
+        keys["spec"]: json.dumps(metadata["spec"], sort_keys=True).encode(),
+    }
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), **entries})
+
+
+def _metadata_of_schema(schema: pa.Schema) -> dict[str, Any] | None:
+    """:func:`run_metadata` as :func:`with_metadata` stored it in ``schema``, if it did."""
+    stored = schema.metadata or {}
+    keys = PARQUET_METADATA_KEYS
+    if not all(k in stored for k in keys.values()):
+        return None
+    return {
+        "dcsim_version": stored[keys["dcsim_version"]].decode(),
+        "seed": int(stored[keys["seed"]]),
+        "spec": json.loads(stored[keys["spec"]]),
+    }
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
+    """What produced a run's results: a dict with ``dcsim_version``, ``seed`` and ``spec`` (the
+    resolved spec as a dict). ``path`` is a run directory, its ``summary.json`` or its
+    ``flows.parquet`` (also copied elsewhere under another name).
+
+    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for one that does not
+    carry them (written by a dcsim that did not record them, or not by dcsim)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "summary.json" if (path / "summary.json").exists() else path / "flows.parquet"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    if path.suffix == ".json":
+        try:
+            found = json.loads(path.read_text()).get(SUMMARY_METADATA_KEY)
+        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as e:
+            raise ValueError(f"{path} is not a dcsim summary.json: {e}") from None
+    else:
+        try:
+            found = _metadata_of_schema(pq.read_schema(path))
+        except pa.ArrowException as e:
+            raise ValueError(f"{path} is neither a summary.json nor a Parquet file: {e}") from None
+    if found is None:
+        raise ValueError(f"{path} does not say what produced it (no dcsim version, seed and spec in it)")
+    return dict(found)
 
 
 def _atomic(path: Path, write: Callable[[str], None]) -> None:
@@ -210,16 +280,31 @@ def check_out(out: str | os.PathLike, force: bool = False, spec: ResolvedSpec | 
 class Result:
     """The outcome of one run.
 
-    ``summary`` is a dict (the content of ``summary.json``); ``flows`` is a pandas DataFrame
-    with one row per flow; ``table`` is the same as an Arrow table.
+    ``summary`` is a dict (the content of ``summary.json`` but its ``metadata``); ``flows`` is
+    a pandas DataFrame with one row per flow; ``table`` is the same as an Arrow table;
+    ``metadata`` says what produced the run (see :func:`read_metadata`), and ``table`` carries
+    it too, as ``flows.parquet`` does.
     """
 
-    def __init__(self, summary: dict[str, Any], table: pa.Table, spec_toml: str, out_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        summary: dict[str, Any],
+        table: pa.Table,
+        spec_toml: str,
+        out_dir: Path | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
         self.summary = summary
-        self.table = table
+        self.table = with_metadata(table, metadata) if metadata is not None else table
         self.spec_toml = spec_toml
         self.out_dir = out_dir
         self._flows = None
+
+    @property
+    def metadata(self) -> dict[str, Any] | None:
+        """``dcsim_version``, ``seed`` and ``spec`` (the resolved spec as a dict) of the run, or
+        None for results saved by a dcsim that did not record them."""
+        return _metadata_of_schema(self.table.schema)
 
     @property
     def flows(self):  # -> pandas.DataFrame
@@ -253,7 +338,7 @@ class Result:
             atomic_write_parquet(staging / "flows.parquet", self.table)
             atomic_write_bytes(staging / "spec.toml", self.spec_toml.encode())
             atomic_write_bytes(staging / "log.txt", log.encode())
-            summary = (json.dumps(self.summary, indent=2, sort_keys=True) + "\n").encode()
+            summary = (json.dumps(self._summary_with_metadata(), indent=2, sort_keys=True) + "\n").encode()
             atomic_write_bytes(staging / "summary.json", summary)
             if out.exists():
                 os.rename(out, old)
@@ -267,6 +352,11 @@ class Result:
         self.out_dir = out
         return out
 
+    def _summary_with_metadata(self) -> dict[str, Any]:
+        """The content of ``summary.json``: the summary and, under ``metadata``, what produced it."""
+        metadata = self.metadata
+        return self.summary if metadata is None else {**self.summary, SUMMARY_METADATA_KEY: metadata}
+
     @classmethod
     def read(cls, out_dir: str | os.PathLike) -> Result:
         """Loads a complete run directory."""
@@ -275,6 +365,7 @@ class Result:
         if not summary_path.exists():
             raise FileNotFoundError(f"{out} is not a complete run directory (no summary.json)")
         summary = json.loads(summary_path.read_text())
+        summary.pop(SUMMARY_METADATA_KEY, None)  # the table carries it too
         return cls(summary, pq.read_table(out / "flows.parquet"), (out / "spec.toml").read_text(), out)
 
 

@@ -185,8 +185,8 @@ def _absolutize_file_paths(tree: dict[str, Any], directory: Path) -> None:
 
 def _absolute(v: Any, base: Path | None, trace: bool) -> Any:
     """`v` (or each string in a list, at any depth) as an absolute path if it names a file
-    relative to `base` (or is a trace's .csv path), else unchanged (keywords, numbers,
-    absolute paths)."""
+    relative to `base` (or is a trace's .csv or .parquet path), else unchanged (keywords,
+    numbers, absolute paths, tables)."""
     if isinstance(v, list):
         return [_absolute(x, base, trace) for x in v]
     if isinstance(v, str) and v.lower() not in _KEYWORDS:
@@ -197,8 +197,11 @@ def _absolute(v: Any, base: Path | None, trace: bool) -> Any:
                 exists = candidate.exists()
             except OSError:  # a name too long to be a file (the core then says what it is not)
                 exists = False
-            if exists or trace and v.endswith(".csv"):
-                return str(candidate.resolve())
+            if exists or trace and v.endswith((".csv", ".parquet")):
+                try:
+                    return str(candidate.resolve())
+                except (OSError, ValueError):  # not a usable path (a NUL in it): the core says so
+                    return v
     return v
 
 
@@ -222,15 +225,20 @@ def build_tree(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> di
     for key, value in (overrides or {}).items():
         set_path(tree, key, value)
     _absolutize(tree, base)
+    from .trace import convert_in_tree  # imports pyarrow: only when building a run's tree
+
+    convert_in_tree(tree)
     return tree
 
 
 def _raise_invalid(e: Exception) -> NoReturn:
     """Raises the core's InvalidSpec(message, field) as a SpecError."""
+    from .trace import name_originals
+
     args: tuple[Any, ...] = tuple(getattr(e, "args", ()))
     message = args[0] if args else str(e)
     field = args[1] if len(args) > 1 else ""
-    raise SpecError(str(message), str(field)) from None
+    raise SpecError(name_originals(str(message)), str(field)) from None
 
 
 # Fields added after run stores existed, with their defaults. A run's identity leaves each

@@ -268,18 +268,21 @@ def execute_to_bytes(
 
     import pyarrow.parquet as pq
 
-    from .result import columns_to_arrow, format_summary
+    from .result import SUMMARY_METADATA_KEY, columns_to_arrow, format_summary, run_metadata, with_metadata
 
     t0 = time.monotonic()
     summary_json, raw = _dcsim.run_spec(spec_json, progress)
-    table = columns_to_arrow(raw)
+    toml_text, resolved_json = _dcsim.resolve_spec(spec_json)
+    metadata = run_metadata(json.loads(resolved_json))
+    table = with_metadata(columns_to_arrow(raw), metadata)
     buf = io.BytesIO()
     pq.write_table(table, buf, compression="zstd")
-    toml_text, _ = _dcsim.resolve_spec(spec_json)
+    summary = json.loads(summary_json)
     log = (
         f"dcsim {_dcsim.__version__} worker pid {os.getpid()}\nwall {time.monotonic() - t0:.3f} s\n\n"
-        + format_summary(json.loads(summary_json))
+        + format_summary(summary)
     )
+    summary_json = json.dumps({**summary, SUMMARY_METADATA_KEY: metadata})
     return summary_json, buf.getvalue(), toml_text, log + "\n"
 
 
@@ -718,6 +721,8 @@ def load(out: os.PathLike, flows: bool = False, *, all_runs: bool = False):
     """
     import pandas as pd
 
+    from .result import SUMMARY_METADATA_KEY
+
     chosen = _select(Path(out), all_runs)
     dirs = chosen.dirs
     if flows:
@@ -743,7 +748,9 @@ def load(out: os.PathLike, flows: bool = False, *, all_runs: bool = False):
             row.update(chosen.params[d.name])
         elif params_path.exists():
             row.update(json.loads(params_path.read_text()))
-        row.update(flatten(json.loads((d / "summary.json").read_text())))
+        summary = json.loads((d / "summary.json").read_text())
+        summary.pop(SUMMARY_METADATA_KEY, None)  # what produced the run: dcsim.read_metadata(run dir)
+        row.update(flatten(summary))
         rows.append(row)
     frame = pd.DataFrame(rows)
     frame.attrs["stale_runs_skipped"] = chosen.stale

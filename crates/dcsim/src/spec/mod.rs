@@ -187,7 +187,16 @@ impl Spec {
             }
         }
         if let Matrix::Trace(path) = &w.matrix {
-            crate::trace::read_trace(path, self.topology.n_hosts())?;
+            let rows = crate::trace::read_trace(path, self.topology.n_hosts())?.len() as u64;
+            if w.flows > rows {
+                return Err(SpecError::new(
+                    "workload.flows",
+                    format!(
+                        "{} flows, but {path} has {rows} rows: set at most {rows}, or leave `workload.flows` unset (or 0) to run every row of a trace",
+                        w.flows
+                    ),
+                ));
+            }
         }
         Ok(())
     }

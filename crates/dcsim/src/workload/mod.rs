@@ -541,19 +541,14 @@ impl Generator {
             Source::Trace { rows, pos } => {
                 let r = &rows[*pos];
                 *pos += 1;
-                let start = SimTime::from_secs_f64(r.start_s);
                 FlowArrival {
                     id,
                     label: r.id,
                     src: r.src,
                     dst: r.dst,
                     size_bytes: r.size_bytes,
-                    start,
-                    deadline: if r.deadline_s > 0.0 {
-                        start + SimTime::from_secs_f64(r.deadline_s)
-                    } else {
-                        SimTime::MAX
-                    },
+                    start: r.start,
+                    deadline: r.deadline.map_or(SimTime::MAX, |d| r.start + d),
                     tenant: r.tenant,
                     request: NONE,
                 }
