@@ -22,6 +22,7 @@ def run(
     progress: Callable[[dict[str, float]], Any] | None = None,
     overrides: dict[str, Any] | None = None,
     force: bool = False,
+    strict: bool = False,
     **kw_overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
@@ -31,10 +32,12 @@ def run(
     (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there;
     a directory that already holds a complete run is replaced only with ``force=True``, and a
     directory that cannot be written raises :class:`dcsim.SpecError` before anything runs.
+    A field the spec sets that has no effect on the run gives a
+    :class:`dcsim.UnusedFieldWarning`, or with ``strict=True`` a :class:`dcsim.SpecError`.
     """
     merged: dict[str, Any] = dict(overrides or {})
     merged.update(kw_overrides)
-    resolved = resolve(spec, merged)
+    resolved = resolve(spec, merged, strict=strict)
     if out is not None:
         check_out(out, force)
     started = datetime.datetime.now(datetime.timezone.utc)

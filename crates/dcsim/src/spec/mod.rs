@@ -22,6 +22,7 @@ pub mod reader;
 pub mod schema;
 pub mod topology;
 pub mod transport;
+pub mod unused;
 pub mod workload;
 
 pub use dctcp::DctcpSpec;
@@ -34,6 +35,7 @@ pub use pias::{PiasEcn, PiasSpec, PiasThresholdMethod};
 pub use reader::{apply_override, parse_bytes, parse_toml, suggest, Fields};
 pub use topology::{LoadBalancing, Switching, TopologyKind, TopologySpec};
 pub use transport::{DupAckThreshold, Protocol, RtoMode, TransportSpec};
+pub use unused::Unused;
 pub use workload::{
     Arrivals, BimodalSpec, FlowSizes, Matrix, StopWhen, WorkloadSpec, MAX_LONG_LIVED_FLOWS,
 };

@@ -206,6 +206,9 @@ pub trait Protocol {
     /// `[engine]` (`dcsim show` marks them; a set field of any other protocol section has no
     /// effect on the run).
     const SECTIONS: &'static [&'static str];
+    /// The `[transport]` window and timer fields the protocol reads (the window protocols:
+    /// [`window::TRANSPORT_FIELDS`]); a set one it does not read has no effect on the run.
+    const TRANSPORT_FIELDS: &'static [&'static str] = &[];
     /// The run's protocol parts.
     fn assemble(spec: &Spec) -> Parts<Self::Host>;
 }
@@ -266,6 +269,14 @@ macro_rules! dispatch {
         /// The spec sections `protocol` reads (see [`Protocol::SECTIONS`]).
         pub fn sections(protocol: ProtocolChoice) -> &'static [&'static str] {
             match protocol { $(ProtocolChoice::$variant => <$module::$def as Protocol>::SECTIONS,)+ }
+        }
+
+        /// The `[transport]` window and timer fields `protocol` reads (see
+        /// [`Protocol::TRANSPORT_FIELDS`]).
+        pub fn transport_fields(protocol: ProtocolChoice) -> &'static [&'static str] {
+            match protocol {
+                $(ProtocolChoice::$variant => <$module::$def as Protocol>::TRANSPORT_FIELDS,)+
+            }
         }
     };
 }
