@@ -116,6 +116,10 @@ def test_inheriting_plans_the_same_runs_as_writing_it_all_out(tree):
 def test_a_run_spec_can_inherit_too(tree, tmp_path):
     run = tmp_path / "fig" / "run.toml"
     run.write_text('base = "../common/setting.toml"\n[workload]\nload = 0.7\n')
+    # Issue 15 item 6: a base's [sweep] makes the run spec a sweep, which one run cannot be.
+    with pytest.raises(SpecError, match=r"is a sweep spec \(it has a \[sweep\] table\)"):
+        dcsim.resolve(run)
+    (tmp_path / "common" / "setting.toml").write_text(SETTING.split("[sweep]")[0])
     r = dcsim.resolve(run)
     assert r.get("workload.load") == 0.7 and r.get("workload.flows") == 150 and r.get("pfabric.rto_us") == 50
     p = dcsim_cli("show", run)

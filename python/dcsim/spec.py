@@ -263,9 +263,10 @@ def build_tree(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> di
     tree, base = load_tree(spec)
     for table in SWEEP_TABLES:
         if table in tree:
+            what = os.fspath(spec) if isinstance(spec, (str, os.PathLike)) and base is not None else "this"
             raise SpecError(
-                f"this is a sweep spec (it has a [{table}] table), which describes many runs: "
-                "run it with `dcsim sweep` (`--dry-run` lists the runs) or `dcsim.sweep.plan`",
+                f"{what} is a sweep spec (it has a [{table}] table, its own or its base's), which describes "
+                "many runs: run it with `dcsim sweep` (`--dry-run` lists the runs) or `dcsim.sweep.plan`",
                 table,
             )
     for key, value in (overrides or {}).items():

@@ -4,15 +4,17 @@
 //! effect (`dcsim run`, `validate`, `show` and `sweep --dry-run` warn; `--strict` refuses).
 //!
 //! This module is the one place that knows which fields apply to which run. It asks the
-//! protocol registry which sections and `[transport]` fields a protocol reads
-//! ([`crate::transport::Protocol::SECTIONS`], [`crate::transport::Protocol::TRANSPORT_FIELDS`]);
-//! the rules for the topology kinds, the workload and within sections are below. A field
-//! counts as set when the user's tree holds it, even at its default value.
+//! protocol registry ([`crate::protocols`]) which sections a protocol reads
+//! ([`Protocol::sections`]) and whether it reads `[transport]`'s window fields
+//! ([`Protocol::reads_window_fields`]); the rules for the topology kinds, the workload and
+//! within sections are below. A field counts as set when the user's tree holds it, even at
+//! its default value. `tests/it/unused.rs` checks the rules against runs: changing a field
+//! reported unused leaves the run bit-identical.
 
 use super::reader::{show, Fields, Kind};
+use super::transport::WINDOW_FIELDS;
 use super::{Arrivals, FlowSizes, Matrix, Protocol, RateControl, Spec, TopologyKind};
 use crate::choice::Choice;
-use crate::transport::{sections, transport_fields};
 use serde_json::{Map, Value};
 
 /// A set field, or a table, that has no effect on the run.
@@ -100,7 +102,7 @@ impl Spec {
         let protocol = self.transport.protocol;
         let mut all: Vec<&'static str> = Vec::new();
         for (_, p) in Protocol::OPTIONS {
-            for s in sections(*p) {
+            for s in p.sections() {
                 if !all.contains(s) {
                     all.push(s);
                 }
@@ -108,13 +110,13 @@ impl Spec {
         }
         let mut out: Vec<Unused> = all
             .into_iter()
-            .filter(|s| !sections(protocol).contains(s))
+            .filter(|s| !protocol.sections().contains(s))
             .map(|s| Unused {
                 field: s.to_string(),
                 value: String::new(),
                 reason: format!(
                     "read only when `transport.protocol` is {} (this run's is \"{}\")",
-                    or_list(&protocols_where(|p| sections(p).contains(&s))),
+                    or_list(&protocols_where(|p| p.sections().contains(&s))),
                     protocol.name()
                 ),
             })
@@ -223,7 +225,7 @@ impl Spec {
 
     /// Why a `[transport]`/`[topology]` buffer is not read: the run's `[pfabric]` gives one.
     fn pfabric_buffer_replaces(&self) -> Option<String> {
-        let reads_pfabric = sections(self.transport.protocol).contains(&"pfabric");
+        let reads_pfabric = self.transport.protocol.sections().contains(&"pfabric");
         (reads_pfabric && self.pfabric.buffer_bytes > 0)
             .then(|| format!("`pfabric.buffer_bytes` = {} replaces it", self.pfabric.buffer_bytes))
     }
@@ -233,11 +235,11 @@ impl Spec {
         if key == "buffer_bytes" {
             return self.pfabric_buffer_replaces();
         }
-        let readers = protocols_where(|p| transport_fields(p).contains(&key));
-        if readers.is_empty() || transport_fields(protocol).contains(&key) {
+        if !WINDOW_FIELDS.contains(&key) || protocol.reads_window_fields() {
             return None;
         }
-        let own = if sections(protocol).contains(&"pfabric") {
+        let readers = protocols_where(Protocol::reads_window_fields);
+        let own = if protocol.sections().contains(&"pfabric") {
             "; its hosts take their window and RTO from `[pfabric]`"
         } else {
             ""

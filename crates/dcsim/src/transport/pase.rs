@@ -747,8 +747,6 @@ pub struct PaseProtocol;
 
 impl Protocol for PaseProtocol {
     type Host = PaseTransport;
-    const SECTIONS: &'static [&'static str] = &["pase", "dctcp"];
-    const TRANSPORT_FIELDS: &'static [&'static str] = super::window::TRANSPORT_FIELDS;
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let p = &spec.pase;

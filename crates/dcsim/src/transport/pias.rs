@@ -21,8 +21,6 @@ pub struct PiasProtocol;
 
 impl Protocol for PiasProtocol {
     type Host = WindowTransport<Dctcp>;
-    const SECTIONS: &'static [&'static str] = &["dctcp", "pias"];
-    const TRANSPORT_FIELDS: &'static [&'static str] = super::window::TRANSPORT_FIELDS;
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let pi = &spec.pias;

@@ -19,8 +19,6 @@ pub struct TcpProtocol;
 
 impl Protocol for TcpProtocol {
     type Host = WindowTransport<Reno>;
-    const SECTIONS: &'static [&'static str] = &[];
-    const TRANSPORT_FIELDS: &'static [&'static str] = super::window::TRANSPORT_FIELDS;
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let host = WindowTransport::new(WindowParams::from_transport(&spec.transport), Reno);

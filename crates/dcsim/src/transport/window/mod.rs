@@ -85,19 +85,6 @@ pub struct WindowParams {
     pub tagger: Tagger,
 }
 
-/// The `[transport]` fields [`WindowParams::from_transport`] reads: what a window protocol
-/// names as its [`super::Protocol::TRANSPORT_FIELDS`].
-pub const TRANSPORT_FIELDS: &[&str] = &[
-    "initial_window_pkts",
-    "max_window_pkts",
-    "rto",
-    "min_rto_us",
-    "max_rto_us",
-    "dupack_threshold",
-    "sack",
-    "probe_after_timeouts",
-];
-
 impl WindowParams {
     /// The `[transport]` section's settings, plain tagging.
     pub fn from_transport(t: &TransportSpec) -> Self {
