@@ -80,12 +80,13 @@ fn declared_unit(comment: &str, at: &str) -> Option<Result<CdfUnit, String>> {
 
 impl Cdf {
     /// Parses the papers' format: one `size [ignored] cdf` row per line, blank lines and `#`
-    /// comments skipped, and a `# unit: packets` or `# unit: bytes` line (required: the unit
-    /// cannot be told from the numbers). Sizes in packets above [`MAX_CDF_PACKETS`] are
+    /// comments skipped, and a `# unit: packets` or `# unit: bytes` line, required unless
+    /// `known` gives the unit (the shipped files, kept byte for byte as published): the unit
+    /// cannot be told from the numbers. Sizes in packets above [`MAX_CDF_PACKETS`] are
     /// rejected as implausible. `origin` names the file in errors.
-    pub fn parse(text: &str, origin: &str) -> Result<Cdf, String> {
+    pub fn parse(text: &str, origin: &str, known: Option<CdfUnit>) -> Result<Cdf, String> {
         let mut points: Vec<(f64, f64)> = Vec::new();
-        let mut unit: Option<CdfUnit> = None;
+        let mut unit: Option<CdfUnit> = known;
         // The largest size and its line, checked against the unit once it is known.
         let mut largest: (f64, String) = (0.0, String::new());
         for (i, raw) in text.lines().enumerate() {
@@ -94,7 +95,11 @@ impl Cdf {
             if let Some(declared) = declared_unit(comment, &at) {
                 let declared = declared?;
                 if unit.is_some_and(|u| u != declared) {
-                    return Err(format!("{at}: a second, different `# unit:` line"));
+                    return Err(format!(
+                        "{at}: unit \"{}\" contradicts the unit already known, \"{}\"",
+                        declared.name(),
+                        unit.map_or("", CdfUnit::name)
+                    ));
                 }
                 unit = Some(declared);
             }
@@ -240,11 +245,11 @@ pub fn load(name_or_path: &str, is_file: bool) -> Result<Cdf, String> {
     if is_file {
         let text = std::fs::read_to_string(name_or_path)
             .map_err(|e| format!("cannot read CDF file {name_or_path}: {e}"))?;
-        Cdf::parse(&text, name_or_path)
+        Cdf::parse(&text, name_or_path, None)
     } else {
         let text = named_cdf(name_or_path)
             .ok_or_else(|| format!("unknown workload \"{name_or_path}\""))?;
-        Cdf::parse(text, name_or_path)
+        Cdf::parse(text, name_or_path, Some(CdfUnit::Packets))
     }
 }
 
@@ -254,7 +259,7 @@ mod tests {
     use dcsim_engine::Rng;
 
     fn websearch() -> Cdf {
-        Cdf::parse(WEBSEARCH, "websearch").unwrap()
+        Cdf::parse(WEBSEARCH, "websearch", Some(CdfUnit::Packets)).unwrap()
     }
 
     #[test]
@@ -262,8 +267,8 @@ mod tests {
         // Exact means of the shipped CDFs: interpolated 1140.98 (web search), 5116.60 (data mining),
         // 133.81 (IMC10) packets; step means 1622.94 and 9467.10. Rounding up adds ~0.5.
         let ws = websearch();
-        let dm = Cdf::parse(DATAMINING, "dm").unwrap();
-        let imc = Cdf::parse(IMC10, "imc").unwrap();
+        let dm = Cdf::parse(DATAMINING, "dm", Some(CdfUnit::Packets)).unwrap();
+        let imc = Cdf::parse(IMC10, "imc", Some(CdfUnit::Packets)).unwrap();
         assert!((ws.mean_units(SizeSampling::InterpolateRound) - 1140.98).abs() < 0.01);
         assert!((dm.mean_units(SizeSampling::InterpolateRound) - 5116.60).abs() < 0.01);
         assert!((imc.mean_units(SizeSampling::InterpolateRound) - 133.81).abs() < 0.01);
@@ -302,12 +307,12 @@ mod tests {
 
     #[test]
     fn bad_cdfs_are_rejected_with_the_line() {
-        let e =
-            Cdf::parse("# unit: packets\n1 1 0\n5 1 0.6\n7 1 0.4\n9 1 1\n", "f.txt").unwrap_err();
+        let e = Cdf::parse("# unit: packets\n1 1 0\n5 1 0.6\n7 1 0.4\n9 1 1\n", "f.txt", None)
+            .unwrap_err();
         assert!(e.contains("f.txt, line 4") && e.contains("decreases"), "{e}");
-        let e = Cdf::parse("# unit: packets\n1 1 0\n5 1 0.6\n", "f.txt").unwrap_err();
+        let e = Cdf::parse("# unit: packets\n1 1 0\n5 1 0.6\n", "f.txt", None).unwrap_err();
         assert!(e.contains("ends at 0.6"), "{e}");
-        let e = Cdf::parse("# unit: packets\n1 1 0\nx 1 1\n", "f.txt").unwrap_err();
+        let e = Cdf::parse("# unit: packets\n1 1 0\nx 1 1\n", "f.txt", None).unwrap_err();
         assert!(e.contains("line 3"), "{e}");
     }
 
@@ -316,17 +321,17 @@ mod tests {
     #[test]
     fn a_cdf_declares_its_unit_and_implausible_packet_counts_are_rejected() {
         let rows = "100 1 0\n1000 1 0.5\n10000000 1 1\n";
-        let e = Cdf::parse(rows, "mine.txt").unwrap_err();
+        let e = Cdf::parse(rows, "mine.txt", None).unwrap_err();
         assert!(e.contains("mine.txt") && e.contains("add a line `# unit: packets`"), "{e}");
-        let e = Cdf::parse(&format!("# unit: packets\n{rows}"), "mine.txt").unwrap_err();
+        let e = Cdf::parse(&format!("# unit: packets\n{rows}"), "mine.txt", None).unwrap_err();
         assert!(e.contains("mine.txt, line 4: 10000000 packets (14.6 GB) is implausible"), "{e}");
         assert!(e.contains("declare `# unit: bytes`"), "{e}");
-        let bytes = Cdf::parse(&format!("#Unit: Bytes\n{rows}"), "mine.txt").unwrap();
+        let bytes = Cdf::parse(&format!("#Unit: Bytes\n{rows}"), "mine.txt", None).unwrap();
         assert_eq!(bytes.unit, CdfUnit::Bytes);
         assert_eq!(bytes.sample_units(0.75, SizeSampling::Interpolate), 5_000_500);
-        let e = Cdf::parse(&format!("# unit: kb\n{rows}"), "mine.txt").unwrap_err();
+        let e = Cdf::parse(&format!("# unit: kb\n{rows}"), "mine.txt", None).unwrap_err();
         assert!(e.contains("line 1: unit \"kb\" is not one of \"packets\""), "{e}");
-        // The shipped files declare packets.
+        // The shipped files are in packets (known, not declared: they are kept as published).
         for name in NAMED_CDFS {
             assert_eq!(load(name, false).unwrap().unit, CdfUnit::Packets, "{name}");
         }
