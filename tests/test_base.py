@@ -115,7 +115,7 @@ def test_a_run_spec_can_inherit_too(tree, tmp_path):
     run = tmp_path / "fig" / "run.toml"
     run.write_text('base = "../common/setting.toml"\n[workload]\nload = 0.7\n')
     # Issue 15 item 6: a base's [sweep] makes the run spec a sweep, which one run cannot be.
-    with pytest.raises(SpecError, match=r"is a sweep spec \(it has a \[sweep\] table\)"):
+    with pytest.raises(SpecError, match=r"run.toml is a sweep spec \(it has a \[sweep\] table, its own or its base"):
         dcsim.resolve(run)
     (tmp_path / "common" / "setting.toml").write_text(SETTING.split("[sweep]")[0])
     r = dcsim.resolve(run)

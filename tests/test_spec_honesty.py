@@ -67,7 +67,7 @@ def test_api_warns_lists_and_refuses_with_strict(tmp_path):
     """Issue 15 item 1: a trace spec's `load` and `flow_sizes`, and fields set in a `base`
     file, are reported through a dedicated warning class and listed on the resolved spec."""
     trace = write(tmp_path, "id,src,dst,size_bytes,start_time_s\n0,1,0,3000,0\n", "trace.csv")
-    write(tmp_path, "[workload]\nload = 0.3\nflow_sizes = \"datamining\"\n", "base.toml")
+    write(tmp_path, '[workload]\nload = 0.3\nflow_sizes = "datamining"\n', "base.toml")
     spec = write(tmp_path, f'base = "base.toml"\n[workload]\nmatrix = "{trace}"\nflows = 0\n')
     with pytest.warns(dcsim.UnusedFieldWarning) as caught:
         r = dcsim.resolve(spec)
@@ -106,7 +106,9 @@ def test_a_sweep_reports_a_field_once_and_only_when_no_run_uses_it(tmp_path):
         "warning: `phost.free_tokens` = 3 is set but has no effect on any of the sweep's 8 runs: "
         "in its first run, `[phost]` is read only"
     )
-    assert warned[1].startswith("warning: sweep axis `pias.queues` is set but has no effect on any of the sweep's 8 runs")
+    assert warned[1].startswith(
+        "warning: sweep axis `pias.queues` is set but has no effect on any of the sweep's 8 runs"
+    )
     assert "8 runs" in p.stdout
     p = dcsim_cli("sweep", "--dry-run", "--strict", spec)
     assert p.returncode == 2 and "error: strict: the spec sets 2 field(s) without effect" in p.stderr

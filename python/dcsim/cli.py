@@ -245,7 +245,7 @@ def _print_unused_field_warnings() -> None:
     a ``warnings.catch_warnings()`` block, which restores the defaults)."""
     default = warnings.showwarning
 
-    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001 (warnings' signature)
+    def show(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, UnusedFieldWarning):
             print(f"warning: {message}", file=sys.stderr)
         else:

@@ -65,10 +65,8 @@ def report_unused(unused: Sequence[UnusedField], messages: Sequence[str], *, str
         return
     if strict:
         listed = "".join(f"\n  {m}" for m in messages)
-        raise SpecError(
-            f"strict: the spec sets {len(unused)} field(s) without effect (remove them, or drop strict to warn):{listed}",
-            unused[0].field,
-        )
+        what = f"strict: the spec sets {len(unused)} field(s) without effect (remove them, or drop strict to warn)"
+        raise SpecError(f"{what}:{listed}", unused[0].field)
     if warn:
         for u, m in zip(unused, messages):
             warnings.warn(UnusedFieldWarning(u, m), stacklevel=3)
