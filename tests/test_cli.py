@@ -78,14 +78,14 @@ def test_load_out_of_range(tmp_path, load):
 
 def test_cdf_that_decreases(tmp_path):
     cdf = tmp_path / "cdf.txt"
-    cdf.write_text("1 1 0\n10 1 0.7\n20 1 0.5\n30 1 1\n")
+    cdf.write_text("# unit: packets\n1 1 0\n10 1 0.7\n20 1 0.5\n30 1 1\n")
     err = _bad(tmp_path, f'[workload]\nflow_sizes = "{cdf}"\n')
-    assert "line 3" in err and "decreases" in err and "workload.flow_sizes" in err
+    assert "line 4" in err and "decreases" in err and "workload.flow_sizes" in err
 
 
 def test_cdf_that_does_not_end_at_one(tmp_path):
     cdf = tmp_path / "cdf.txt"
-    cdf.write_text("1 1 0\n10 1 0.7\n")
+    cdf.write_text("# unit: packets\n1 1 0\n10 1 0.7\n")
     err = _bad(tmp_path, f'[workload]\nflow_sizes = "{cdf}"\n')
     assert "ends at 0.7, not at 1" in err
 

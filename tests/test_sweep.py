@@ -214,10 +214,10 @@ def test_sweep_says_when_its_directory_holds_other_runs(tmp_path):
 
 def test_failure_is_isolated_and_reported(tmp_path):
     cdf = tmp_path / "cdf.txt"
-    cdf.write_text("1 1 0\n10 1 0.5\n20 1 1\n")
+    cdf.write_text("# unit: packets\n1 1 0\n10 1 0.5\n20 1 1\n")
     spec = write(tmp_path, SMALL + f'[sweep]\n"workload.flow_sizes" = ["websearch", "{cdf}"]\nseed = [1, 2]\n')
     p = sweep.plan(spec)
-    cdf.write_text("1 1 0\n10 1 0.9\n20 1 0.5\n")  # the file goes bad between planning and running
+    cdf.write_text("# unit: packets\n1 1 0\n10 1 0.9\n20 1 0.5\n")  # the file goes bad between planning and running
     out = tmp_path / "out"
     rep = sweep.run_sweep(p, out, jobs=2, progress=False)
     assert len(rep.completed) == 2 and len(rep.failed) == 2

@@ -8,7 +8,7 @@
 from ._dcsim import __version__, build_profile
 from .api import run
 from .result import Result, format_summary, read_metadata
-from .spec import ResolvedSpec, SpecError, resolve
+from .spec import ResolvedSpec, SpecError, UnusedField, UnusedFieldWarning, resolve
 from .sweep import StaleRunsWarning, load
 
 __all__ = [
@@ -19,6 +19,8 @@ __all__ = [
     "Result",
     "ResolvedSpec",
     "SpecError",
+    "UnusedField",
+    "UnusedFieldWarning",
     "format_summary",
     "read_metadata",
     "load",

@@ -23,6 +23,7 @@ def run(
     overrides: dict[str, Any] | None = None,
     force: bool = False,
     trace: Any = None,
+    strict: bool = False,
     **kw_overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its :class:`Result`.
@@ -49,15 +50,18 @@ def run(
     ``dcsim.run(spec, trace=pd.DataFrame({"id": [0], "src": [0], "dst": [1],
     "size_bytes": [1000], "start_us": [0.0]}))``. Every row runs unless ``workload.flows`` is
     set.
+
+    A field the spec sets that has no effect on the run gives a
+    :class:`dcsim.UnusedFieldWarning`, or with ``strict=True`` a :class:`dcsim.SpecError`.
     """
     merged: dict[str, Any] = dict(overrides or {})
     merged.update(kw_overrides)
     if trace is not None:
         merged["workload.matrix"] = os.fspath(trace) if isinstance(trace, os.PathLike) else trace
-    if isinstance(spec, ResolvedSpec) and not merged:
+    if isinstance(spec, ResolvedSpec) and not merged and not strict:
         resolved = spec
     else:
-        resolved = resolve(spec.tree if isinstance(spec, ResolvedSpec) else spec, merged)
+        resolved = resolve(spec.tree if isinstance(spec, ResolvedSpec) else spec, merged, strict=strict)
     if out is not None:
         force = force or holds_same_run(out, resolved)
         check_out(out, force, resolved)

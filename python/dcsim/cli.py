@@ -1,14 +1,15 @@
 """The ``dcsim`` command line.
 
-    dcsim run SPEC.toml [--set key=value ...] [--out DIR] [--seed N] [--quiet]
-    dcsim validate SPEC.toml [--set key=value ...]
-    dcsim show SPEC.toml [--set key=value ...]
-    dcsim sweep SPEC.toml [--out DIR] [--jobs N | --ray [ADDRESS]] [--scale NAME] [--fail-fast] [--dry-run]
+    dcsim run SPEC.toml [--set key=value ...] [--out DIR] [--seed N] [--quiet] [--strict]
+    dcsim validate SPEC.toml [--set key=value ...] [--strict]
+    dcsim show SPEC.toml [--set key=value ...] [--strict]
+    dcsim sweep SPEC.toml [--out DIR] [--jobs N | --ray [ADDRESS]] [--scale NAME] [--fail-fast] [--dry-run] [--strict]
     dcsim reproduce NAME|--all|--list [--scale quick|paper] [--jobs N | --ray [ADDRESS]] [--out DIR]
     dcsim gallery [--results DIR] [--docs DIR] [--scale quick|paper] [--refresh]
 
 A user mistake (bad spec, missing file, bad override) prints ``error: ...`` and exits with
-status 2 before anything runs; never a traceback.
+status 2 before anything runs; never a traceback. A field the spec sets that has no effect on
+the run prints ``warning: ...`` (``--strict``: an error).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import argparse
 import os
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -24,7 +26,7 @@ from typing import Any, NoReturn
 from . import __version__
 from .progress import ProgressBar
 from .result import format_summary
-from .spec import ResolvedSpec, SpecError, parse_value
+from .spec import ResolvedSpec, SpecError, UnusedFieldWarning, parse_value
 
 EXIT_USAGE = 2
 
@@ -59,6 +61,11 @@ def _add_spec_args(p: argparse.ArgumentParser) -> None:
         help="override a spec field, e.g. --set workload.load=0.7 (repeatable)",
     )
     p.add_argument("--seed", type=int, default=None, help="override the seed")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse (exit 2) a spec that sets fields with no effect on the run, instead of warning",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -183,7 +190,7 @@ def _sweep_cmd(args) -> int:
     from . import sweep as sweep_mod
 
     overrides = _overrides(args.sets, args.seed)
-    p = sweep_mod.plan(args.spec, overrides, scale=args.scale)
+    p = sweep_mod.plan(args.spec, overrides, scale=args.scale, strict=args.strict)
     if args.dry_run:
         for r in p.runs:
             print(r.hash, " ".join(f"{k}={v}" for k, v in r.params.items()))
@@ -254,8 +261,29 @@ def _reproduce_cmd(args) -> int:
     return 0
 
 
+def _print_unused_field_warnings() -> None:
+    """Shows each :class:`UnusedFieldWarning` as one ``warning: ...`` line on stderr (inside
+    a ``warnings.catch_warnings()`` block, which restores the defaults)."""
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, UnusedFieldWarning):
+            print(f"warning: {message}", file=sys.stderr)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    warnings.simplefilter("always", UnusedFieldWarning)
+    warnings.showwarning = show
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        _print_unused_field_warnings()
+        return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
     from . import api
     from . import spec as spec_mod
 
@@ -307,13 +335,19 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         overrides = _overrides(args.sets, args.seed)
         if args.command == "validate":
-            spec_mod.resolve(args.spec, overrides)
-            print(f"{args.spec}: ok")
+            from . import sweep as sweep_mod
+
+            if sweep_mod.is_sweep_spec(args.spec):  # every run of it, its axes, zip and filter
+                n = len(sweep_mod.plan(args.spec, overrides, strict=args.strict).runs)
+                print(f"{args.spec}: ok (a sweep of {n} runs)")
+            else:
+                spec_mod.resolve(args.spec, overrides, strict=args.strict)
+                print(f"{args.spec}: ok")
             return 0
         if args.command == "show":
-            print(spec_mod.resolve(args.spec, overrides).toml, end="")
+            print(spec_mod.resolve(args.spec, overrides, strict=args.strict).annotated_toml(), end="")
             return 0
-        resolved = spec_mod.resolve(args.spec, overrides)
+        resolved = spec_mod.resolve(args.spec, overrides, strict=args.strict)
         out = args.out or str(default_run_dir(args.spec, resolved))
         bar = ProgressBar(Path(out).name, spec=resolved, enabled=False if args.quiet else None)
         try:

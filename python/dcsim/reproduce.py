@@ -178,7 +178,9 @@ def reproduce(
     spec_path = sweep_path(name)
     runs = None
     if spec_path is not None:
-        p = plan(spec_path, scale=scale)
+        # No unused-field warnings: figures share setting files (PASE's sets `[pfabric]` for
+        # the figures that run pFabric), so a figure's sweep may leave part of one unused.
+        p = plan(spec_path, scale=scale, warn=False)
         report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
         if not report.ok:
             failed = "\n".join(

@@ -10,7 +10,9 @@ import json
 import math
 import os
 import sys
-from collections.abc import Mapping
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, Union
 
@@ -33,6 +35,41 @@ class SpecError(ValueError):
     def __init__(self, message: str, field: str = "") -> None:
         super().__init__(message)
         self.field = field
+
+
+@dataclass(frozen=True)
+class UnusedField:
+    """A field a spec sets that has no effect on its run (or a table that does not apply to
+    it: then ``value`` is empty). ``reason`` says why, as the resolver knows it."""
+
+    field: str
+    value: str
+    reason: str
+
+    def message(self) -> str:
+        return f"`{self.field}` = {self.value} is set but has no effect on this run: {self.reason}"
+
+
+class UnusedFieldWarning(UserWarning):
+    """A spec sets a field that has no effect on the run: ``unused`` says which and why.
+    ``strict=True`` (``--strict`` on the command line) makes it a :class:`SpecError`."""
+
+    def __init__(self, unused: UnusedField, message: str | None = None) -> None:
+        super().__init__(message or unused.message())
+        self.unused = unused
+
+
+def report_unused(unused: Sequence[UnusedField], messages: Sequence[str], *, strict: bool, warn: bool) -> None:
+    """Refuses (``strict``) or warns about fields set without effect; `messages` says each."""
+    if not unused:
+        return
+    if strict:
+        listed = "".join(f"\n  {m}" for m in messages)
+        what = f"strict: the spec sets {len(unused)} field(s) without effect (remove them, or drop strict to warn)"
+        raise SpecError(f"{what}:{listed}", unused[0].field)
+    if warn:
+        for u, m in zip(unused, messages):
+            warnings.warn(UnusedFieldWarning(u, m), stacklevel=3)
 
 
 def parse_value(text: str) -> Any:
@@ -217,11 +254,22 @@ def _absolutize(tree: dict[str, Any], base: Path | None) -> None:
         wl["tenants"] = _absolute(wl["tenants"], base, False)
 
 
+#: Tables only ``dcsim sweep`` (:func:`dcsim.sweep.plan`) reads: a spec holding one is a sweep.
+SWEEP_TABLES = ("sweep", "scales")
+
+
 def build_tree(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The spec tree with overrides applied and paths made absolute (not yet resolved)."""
+    """The spec tree with overrides applied and paths made absolute (not yet resolved). A
+    sweep spec is refused: it is many runs (:func:`dcsim.sweep.plan` expands it)."""
     tree, base = load_tree(spec)
-    tree.pop("sweep", None)  # sweep axes and scales are expanded by dcsim.sweep, not by the core
-    tree.pop("scales", None)
+    for table in SWEEP_TABLES:
+        if table in tree:
+            what = os.fspath(spec) if isinstance(spec, (str, os.PathLike)) and base is not None else "this"
+            raise SpecError(
+                f"{what} is a sweep spec (it has a [{table}] table, its own or its base's), which describes "
+                "many runs: run it with `dcsim sweep` (`--dry-run` lists the runs) or `dcsim.sweep.plan`",
+                table,
+            )
     for key, value in (overrides or {}).items():
         set_path(tree, key, value)
     _absolutize(tree, base)
@@ -263,11 +311,36 @@ ADDED_FIELDS: dict[str, Any] = {
 
 
 class ResolvedSpec:
-    """A validated spec with every default filled in."""
+    """A validated spec with every default filled in.
 
-    def __init__(self, toml_text: str, tree: dict[str, Any]) -> None:
+    ``unused``: the fields the spec sets (in its file, its ``base`` files or the overrides,
+    even at their default value) that have no effect on the run, with why.
+    ``unused_sections``: the tables that do not apply to the run (other protocols' sections,
+    ``workload.bimodal`` without bimodal sizes), which :meth:`annotated_toml` marks."""
+
+    def __init__(
+        self,
+        toml_text: str,
+        tree: dict[str, Any],
+        unused: Sequence[UnusedField] = (),
+        unused_sections: Sequence[UnusedField] = (),
+    ) -> None:
         self.toml = toml_text
         self.tree = tree
+        self.unused = list(unused)
+        self.unused_sections = list(unused_sections)
+
+    def annotated_toml(self) -> str:
+        """:attr:`toml` with each table that does not apply to the run marked on its header
+        line (what ``dcsim show`` prints)."""
+        why = {u.field: u.reason for u in self.unused_sections}
+        lines = []
+        for line in self.toml.splitlines():
+            header = line.strip()
+            if header.startswith("[") and header.strip("[]") in why:
+                line = f"{line}  # not used by this run: {why[header.strip('[]')]}"
+            lines.append(line)
+        return "\n".join(lines) + "\n"
 
     @property
     def json(self) -> str:
@@ -303,18 +376,30 @@ class ResolvedSpec:
         return cur
 
 
-def resolve(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> ResolvedSpec:
+def resolve(
+    spec: SpecLike, overrides: Mapping[str, Any] | None = None, *, strict: bool = False, warn: bool = True
+) -> ResolvedSpec:
     """Validates ``spec`` (a TOML path, TOML text or a dict) with ``overrides`` applied.
 
-    Raises :class:`SpecError` naming the field, the value and what is allowed.
+    Raises :class:`SpecError` naming the field, the value and what is allowed. A field the
+    spec sets that has no effect on the run (listed in :attr:`ResolvedSpec.unused`) gives an
+    :class:`UnusedFieldWarning` (none with ``warn=False``), or with ``strict=True`` a
+    :class:`SpecError`.
     """
     tree = build_tree(spec, overrides)
     check_values(tree)  # overrides and dicts too: NaN would reach the core as invalid JSON
     try:
-        toml_text, json_text = _dcsim.resolve_spec(json.dumps(tree))
+        toml_text, json_text, unused, sections = _dcsim.resolve_spec_with_unused(json.dumps(tree))
     except _dcsim.InvalidSpec as e:
         _raise_invalid(e)
-    return ResolvedSpec(toml_text, json.loads(json_text))
+    resolved = ResolvedSpec(
+        toml_text,
+        json.loads(json_text),
+        [UnusedField(*u) for u in unused],
+        [UnusedField(*u) for u in sections],
+    )
+    report_unused(resolved.unused, [u.message() for u in resolved.unused], strict=strict, warn=warn)
+    return resolved
 
 
 def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

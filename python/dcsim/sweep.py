@@ -42,7 +42,18 @@ from typing import Any, Callable
 
 from . import _dcsim
 from .progress import RunEnd, SweepProgress
-from .spec import ResolvedSpec, SpecError, SpecLike, flatten, load_tree, resolve, set_path
+from .spec import (
+    SWEEP_TABLES,
+    ResolvedSpec,
+    SpecError,
+    SpecLike,
+    UnusedField,
+    flatten,
+    load_tree,
+    report_unused,
+    resolve,
+    set_path,
+)
 
 _RESERVED = {"zip", "filter"}
 
@@ -113,6 +124,14 @@ def _axis_values(name: str, raw: Any) -> list[Any]:
         if not isinstance(step, (int, float)) or not math.isfinite(step) or step <= 0:
             raise SpecError(f"sweep axis `{name}`: step must be a positive number, got {step!r}", f"sweep.{name}")
         n = int((stop - start) / step + 1e-9) + 1 if stop >= start else 0
+        last = start + (n - 1) * step
+        if n > 0 and abs(last - stop) > 1e-9 * max(1.0, abs(stop)):
+            # A range includes both ends: one whose stop is not on a step silently drops it.
+            raise SpecError(
+                f"sweep axis `{name}`: range {r!r} with step {step!r} does not end on {stop!r} (its last value "
+                f"would be {round(last, 12)!r}): make stop - start a multiple of step, or list the values",
+                f"sweep.{name}",
+            )
         if n > MAX_AXIS_POINTS:
             raise SpecError(
                 f"sweep axis `{name}`: {n} values, more than the {MAX_AXIS_POINTS} a sweep axis may have",
@@ -137,8 +156,27 @@ def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def plan(spec: SpecLike, overrides: Mapping[str, Any] | None = None, scale: str | None = None) -> Plan:
-    """Expands a sweep spec into runs and validates every one before anything runs."""
+def is_sweep_spec(spec: SpecLike) -> bool:
+    """Whether `spec` is a sweep spec (has a ``[sweep]`` or ``[scales]`` table)."""
+    tree, _ = load_tree(spec)
+    return any(table in tree for table in SWEEP_TABLES)
+
+
+def plan(
+    spec: SpecLike,
+    overrides: Mapping[str, Any] | None = None,
+    scale: str | None = None,
+    *,
+    strict: bool = False,
+    warn: bool = True,
+) -> Plan:
+    """Expands a sweep spec into runs and validates every one before anything runs.
+
+    A field the spec sets (or an axis) that has no effect on any of the runs gives one
+    :class:`~dcsim.spec.UnusedFieldWarning` for the whole sweep (none with ``warn=False``), or
+    with ``strict=True`` a :class:`SpecError`. A field some runs do not read but others do (a
+    ``[pfabric]`` section in a sweep over protocols) is not reported: the sweep uses it.
+    """
     tree, base = load_tree(spec)
     sweep = tree.pop("sweep", {}) or {}
     scales = tree.pop("scales", {}) or {}
@@ -195,7 +233,7 @@ def plan(spec: SpecLike, overrides: Mapping[str, Any] | None = None, scale: str 
         merged = dict(overrides or {})
         merged.update(params)
         try:
-            resolved = resolve(run_tree, merged)
+            resolved = resolve(run_tree, merged, warn=False)
         except SpecError as e:
             raise SpecError(f"run {params}: {e}", e.field) from None
         h = resolved.hash()
@@ -205,7 +243,25 @@ def plan(spec: SpecLike, overrides: Mapping[str, Any] | None = None, scale: str 
         runs.append(PlannedRun(h, params, resolved))
     if not runs:
         raise SpecError("the sweep expands to no runs (check `sweep.filter`)", "sweep.filter")
+    unused, messages = _unused_in_every_run(runs, axes)
+    report_unused(unused, messages, strict=strict, warn=warn)
     return Plan(axes, runs, base)
+
+
+def _unused_in_every_run(runs: list[PlannedRun], axes: Mapping[str, Any]) -> tuple[list[UnusedField], list[str]]:
+    """The fields no run of the sweep reads, in the first run's order, each with a message
+    for the whole sweep."""
+    by_run = [{u.field: u for u in r.spec.unused} for r in runs]
+    unused, messages = [], []
+    for u in runs[0].spec.unused:
+        if not all(u.field in fields for fields in by_run):
+            continue
+        reasons = {fields[u.field].reason for fields in by_run}
+        what = f"sweep axis `{u.field}`" if u.field in axes else f"`{u.field}` = {u.value}"
+        why = u.reason if len(reasons) == 1 else f"in its first run, {u.reason}"
+        unused.append(u)
+        messages.append(f"{what} is set but has no effect on any of the sweep's {len(runs)} runs: {why}")
+    return unused, messages
 
 
 def _leaves(tree: Mapping[str, Any], prefix: str = ""):

@@ -67,6 +67,30 @@ fn resolve_spec(spec_json: &str) -> PyResult<(String, String)> {
     Ok((spec.to_toml_string(), spec.to_json_string()))
 }
 
+/// `(field, value, reason)` triples for Python.
+type UnusedList = Vec<(String, String, String)>;
+
+fn unused_list(list: Vec<dcsim::spec::Unused>) -> UnusedList {
+    list.into_iter().map(|u| (u.field, u.value, u.reason)).collect()
+}
+
+/// Resolves a spec given as JSON text and says what it sets without effect. Returns
+/// `(resolved_toml, resolved_json, unused_fields, unused_sections)`: the fields the spec sets
+/// that the run does not read, and the tables that do not apply to the run, each as
+/// `(field, value as written, reason)` (a table's value is empty).
+#[pyfunction]
+fn resolve_spec_with_unused(spec_json: &str) -> PyResult<(String, String, UnusedList, UnusedList)> {
+    let tree: serde_json::Value = serde_json::from_str(spec_json)
+        .map_err(|e| CoreError::Spec(SpecError::new("<json>", e.to_string())))?;
+    let spec = Spec::resolve(&tree).map_err(CoreError::from)?;
+    Ok((
+        spec.to_toml_string(),
+        spec.to_json_string(),
+        unused_list(spec.unused_fields(&tree)),
+        unused_list(spec.unused_sections()),
+    ))
+}
+
 fn column<'py, T: Copy>(
     py: Python<'py>,
     v: &[T],
@@ -284,6 +308,7 @@ fn named_workloads() -> Vec<&'static str> {
 #[pymodule]
 fn _dcsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_spec_with_unused, m)?)?;
     m.add_function(wrap_pyfunction!(run_spec, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(spec_schema, m)?)?;

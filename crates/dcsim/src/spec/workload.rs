@@ -4,7 +4,7 @@ use super::reader::{as_u64, quote_list, show, suggest, type_name, Kind, Section}
 use super::topology::TopologySpec;
 use crate::cdf::{Cdf, SizeSampling, NAMED_CDFS};
 use crate::error::SpecError;
-use crate::spec::reader::parse_bytes;
+use crate::spec::reader::{byte_count_error, parse_bytes};
 use crate::units::MAX_FLOW_BYTES;
 use serde::Serialize;
 use serde_json::Value;
@@ -207,6 +207,9 @@ fn parse_flow_sizes(v: Option<&Value>, field: String) -> Result<FlowSizes, SpecE
                 FlowSizes::Fixed(b)
             } else if std::path::Path::new(s).exists() {
                 FlowSizes::File(s.clone())
+            } else if s.trim_start().starts_with(|c: char| c.is_ascii_digit()) {
+                // A number with a unit that is not a byte unit ("36kb"): say which units are.
+                return Err(SpecError::new(field, byte_count_error(s)));
             } else {
                 let mut names: Vec<&str> = NAMED_CDFS.to_vec();
                 names.push("bimodal");

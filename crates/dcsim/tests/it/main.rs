@@ -17,3 +17,4 @@ mod reliability;
 mod scenarios;
 mod spec_docs;
 mod traces;
+mod unused;

@@ -69,7 +69,7 @@ fn flow_sizes_above_one_terabyte_are_rejected_where_they_enter() {
     )
     .unwrap_err();
     assert_eq!(e.path, "workload.bimodal.large_bytes");
-    let cdf = file("huge.cdf", "1 1 0\n1e12 1 1\n");
+    let cdf = file("huge.cdf", "# unit: bytes\n1 1 0\n2e12 1 1\n");
     let e = Spec::from_toml_str(&format!("[workload]\nflow_sizes = \"{}\"", cdf.display()))
         .unwrap_err();
     assert_eq!(e.path, "workload.flow_sizes");
