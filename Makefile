@@ -66,6 +66,11 @@ fuzz: install $(DEV)
 figures: install $(DEV)
 	$(VENV)/bin/dcsim reproduce --all --scale quick
 
+# The docs site (docs/ with the Python API reference rendered from the docstrings) in
+# target/site/; a warning is an error.
+docs: $(DEV)
+	$(PY) -m mkdocs build --strict
+
 lint: lint-rust lint-python
 
 lint-rust:

@@ -6,7 +6,8 @@
 """
 
 from ._dcsim import __version__, build_profile
-from .api import run
+from .api import ProgressCallback, run
+from .optional import MissingExtraError
 from .result import Result, format_summary
 from .spec import ResolvedSpec, SpecError, resolve
 from .sweep import load
@@ -15,10 +16,12 @@ __all__ = [
     "__version__",
     "build_profile",
     "run",
+    "ProgressCallback",
     "resolve",
     "Result",
     "ResolvedSpec",
     "SpecError",
+    "MissingExtraError",
     "format_summary",
     "load",
 ]

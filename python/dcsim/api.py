@@ -14,23 +14,73 @@ from . import _dcsim
 from .result import Result, check_out, columns_to_arrow, format_summary
 from .spec import SpecLike, _raise_invalid, resolve
 
+ProgressCallback = Callable[[dict[str, float]], Any]
+"""What [`run`][dcsim.run] calls with the progress of a run, about five times a second of wall
+time, from the thread that called `run`.
+
+Its one argument is a dict of floats:
+
+| key            | meaning                                              |
+|----------------|------------------------------------------------------|
+| `sim_time_us`  | simulated time reached, in microseconds              |
+| `flows_done`   | flows completed so far                               |
+| `flows_total`  | flows the run will start                             |
+| `events`       | events processed so far                              |
+| `wall_seconds` | wall-clock time since the run started, in seconds    |
+
+Returning `False` stops the run, which then raises `KeyboardInterrupt`; any other return
+value (`None` included) lets it go on. An exception raised by the callback stops the run and
+propagates out of `run`. Ctrl-C is honoured at the same points.
+
+```python
+def report(p):
+    print(f"{p['flows_done']:.0f}/{p['flows_total']:.0f} flows, {p['sim_time_us'] / 1e3:.1f} ms simulated")
+
+dcsim.run("examples/quickstart.toml", progress=report)
+```
+"""
+
 
 def run(
     spec: SpecLike,
     *,
     out: str | os.PathLike | None = None,
-    progress: Callable[[dict[str, float]], Any] | None = None,
+    progress: ProgressCallback | None = None,
     overrides: dict[str, Any] | None = None,
     force: bool = False,
     **kw_overrides: Any,
 ) -> Result:
-    """Runs one simulation and returns its :class:`Result`.
+    """Runs one simulation and returns its [`Result`][dcsim.Result].
 
-    ``spec`` is a TOML file path, TOML text or a dict. Overrides name dotted spec paths,
-    either in ``overrides={"workload.load": 0.7}`` or as keywords with ``__`` for the dot
-    (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there;
-    a directory that already holds a complete run is replaced only with ``force=True``, and a
-    directory that cannot be written raises :class:`dcsim.SpecError` before anything runs.
+    The spec is resolved (every default filled in, every field checked) before anything runs,
+    so a mistake in it costs nothing. Fields are documented in `docs/spec.md`.
+
+    Args:
+        spec: A TOML file path, TOML text, or a dict of the same shape. Relative file paths in
+            a spec file (traces, CDFs, `base`) are relative to that file.
+        out: The run directory to write (`flows.parquet`, `summary.json`, `spec.toml`,
+            `log.txt`), or `None` to keep the result in memory only.
+        progress: A [`ProgressCallback`][dcsim.ProgressCallback], called while the run goes on.
+        overrides: Values to set, by dotted spec path: `{"workload.load": 0.7}`.
+        force: Replace a complete run already in `out` (else that is an error).
+        **kw_overrides: More overrides as keywords, `__` standing for the dot:
+            `workload__load=0.7`, `seed=3`. They win over `overrides`.
+
+    Returns:
+        The run's summary and per-flow table.
+
+    Raises:
+        SpecError: The spec (or an override) is invalid; the message names the field, the
+            value and what is allowed. Also when `out` cannot be written or already holds a
+            complete run without `force` (checked before anything runs).
+        KeyboardInterrupt: Ctrl-C, or the progress callback returned `False`.
+
+    Example:
+        ```python
+        r = dcsim.run("examples/quickstart.toml", workload__flows=2000, seed=2)
+        r.summary["mean_slowdown"]
+        r.flows.groupby(r.flows.size_bytes > 100_000).slowdown.mean()
+        ```
     """
     merged: dict[str, Any] = dict(overrides or {})
     merged.update(kw_overrides)

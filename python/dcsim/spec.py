@@ -28,7 +28,16 @@ _KEYWORDS = {"websearch", "datamining", "imc10", "bimodal", "all-to-all", "permu
 
 
 class SpecError(ValueError):
-    """A spec cannot be run. ``field`` is the dotted path of the offending key (or the file)."""
+    """A spec cannot be run, or a run cannot be written where it was asked to go: raised by
+    [`resolve`][dcsim.resolve], [`run`][dcsim.run], sweeps and the CLI before anything is
+    simulated. The message names the field, the value and what is allowed
+    (``workload.load = 1.5: must be in (0, 1)``); the CLI prints it as `error: ...` and exits
+    with status 2.
+
+    Attributes:
+        field: The dotted path of the offending key (`workload.load`), or the file or option
+            at fault (`out` for a run directory that cannot be written).
+    """
 
     def __init__(self, message: str, field: str = "") -> None:
         super().__init__(message)
@@ -255,7 +264,13 @@ ADDED_FIELDS: dict[str, Any] = {
 
 
 class ResolvedSpec:
-    """A validated spec with every default filled in."""
+    """A validated spec with every default filled in, as [`resolve`][dcsim.resolve] returns it.
+
+    Attributes:
+        toml: The resolved spec as TOML text (what `dcsim show` prints and a run directory's
+            `spec.toml` holds).
+        tree: The resolved spec as nested dicts.
+    """
 
     def __init__(self, toml_text: str, tree: dict[str, Any]) -> None:
         self.toml = toml_text
@@ -263,11 +278,13 @@ class ResolvedSpec:
 
     @property
     def json(self) -> str:
+        """The resolved spec as canonical JSON text (sorted keys)."""
         return json.dumps(self.tree, sort_keys=True)
 
     def identity(self) -> dict[str, Any]:
-        """The resolved spec as a run's identity sees it: fields in :data:`ADDED_FIELDS` left
-        out while at their defaults."""
+        """The resolved spec as a run's identity sees it: fields added after a run store
+        was written (`ADDED_FIELDS`) left out while at their defaults, so older runs keep their
+        hashes."""
         tree = copy.deepcopy(self.tree)
         for dotted, default in ADDED_FIELDS.items():
             *parents, leaf = dotted.split(".")
@@ -281,7 +298,8 @@ class ResolvedSpec:
         return tree
 
     def hash(self) -> str:
-        """A stable identity: SHA-256 of :meth:`identity` and the dcsim version."""
+        """A stable identity: SHA-256 of [`identity`][dcsim.ResolvedSpec.identity] and the
+        dcsim version."""
         h = hashlib.sha256()
         h.update(_dcsim.__version__.encode())
         h.update(b"\0")
@@ -289,6 +307,7 @@ class ResolvedSpec:
         return h.hexdigest()[:16]
 
     def get(self, dotted: str) -> Any:
+        """The value at a dotted path: `spec.get("workload.load")`."""
         cur: Any = self.tree
         for part in dotted.split("."):
             cur = cur[part]
@@ -296,9 +315,10 @@ class ResolvedSpec:
 
 
 def resolve(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> ResolvedSpec:
-    """Validates ``spec`` (a TOML path, TOML text or a dict) with ``overrides`` applied.
+    """Validates `spec` (a TOML path, TOML text or a dict) with `overrides` applied
+    (`{"workload.load": 0.7}`), and returns it with every default filled in, without running it.
 
-    Raises :class:`SpecError` naming the field, the value and what is allowed.
+    Raises [`SpecError`][dcsim.SpecError] naming the field, the value and what is allowed.
     """
     tree = build_tree(spec, overrides)
     check_values(tree)  # overrides and dicts too: NaN would reach the core as invalid JSON
