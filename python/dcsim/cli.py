@@ -53,9 +53,10 @@ def _overrides(pairs: Sequence[str], seed: int | None) -> dict[str, Any]:
 
 
 #: Shell completion (shtab) by argument name: spec files, folders, and reproduction names, which
-#: the completion asks ``dcsim reproduce --list`` for when one is being typed.
+#: the completion asks ``dcsim reproduce --list`` for when one is being typed. For zsh the spec
+#: pattern is given without shtab's parentheses, which make zsh drop the subcommand's options.
 _COMPLETE_BY_DEST = {
-    "spec": shtab.glob("*.toml"),
+    "spec": {**shtab.glob("*.toml"), "zsh": "_files -g '*.toml'"},
     "out": shtab.DIRECTORY,
     "results": shtab.DIRECTORY,
     "docs": shtab.DIRECTORY,
