@@ -18,7 +18,11 @@ __all__ = [
 ]
 
 __version__: str
+"""dcsim's version (SemVer), set once in Cargo.toml's `[workspace.package]`; the Python
+package's metadata carries the same (see CHANGELOG.md)."""
 build_profile: str
+"""How the core was built: `release` for a normal install, `debug` for a build with debug
+assertions (slower; the invariants checked as it runs)."""
 
 class InvalidSpec(ValueError):
     """A spec the simulator cannot run. ``args`` is ``(message, field_path, detail)``."""

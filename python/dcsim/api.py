@@ -14,45 +14,89 @@ from . import _dcsim
 from .result import SPEC_HASH_LINE, Result, check_out, columns_to_arrow, format_summary, holds_same_run, run_metadata
 from .spec import ResolvedSpec, SpecLike, _raise_invalid, resolve
 
+ProgressCallback = Callable[[dict[str, float]], Any]
+"""What [`run`][dcsim.run] calls with the progress of a run, about five times a second of wall
+time, from the thread that called `run`.
+
+Its one argument is a dict of floats:
+
+| key            | meaning                                              |
+|----------------|------------------------------------------------------|
+| `sim_time_us`  | simulated time reached, in microseconds              |
+| `flows_done`   | flows completed so far                               |
+| `flows_started` | flows arrived so far                                |
+| `flows_total`  | flows the run will start                             |
+| `packets_arrived` | data packets of the flows started so far          |
+| `packets_injected` | data packets sent once (retransmissions left out) |
+| `events`       | events processed so far                              |
+| `wall_seconds` | wall-clock time since the run started, in seconds    |
+
+Returning `False` stops the run, which then raises `KeyboardInterrupt`; any other return
+value (`None` included) lets it go on. An exception raised by the callback stops the run and
+propagates out of `run`. Ctrl-C is honoured at the same points.
+
+```python
+def report(p):
+    print(f"{p['flows_done']:.0f}/{p['flows_total']:.0f} flows, {p['sim_time_us'] / 1e3:.1f} ms simulated")
+
+dcsim.run("examples/quickstart.toml", progress=report)
+```
+"""
+
 
 def run(
     spec: SpecLike | ResolvedSpec,
     *,
     out: str | os.PathLike | None = None,
-    progress: Callable[[dict[str, float]], Any] | None = None,
+    progress: ProgressCallback | None = None,
     overrides: dict[str, Any] | None = None,
     force: bool = False,
     trace: Any = None,
     strict: bool = False,
     **kw_overrides: Any,
 ) -> Result:
-    """Runs one simulation and returns its :class:`Result`.
+    """Runs one simulation and returns its [`Result`][dcsim.Result].
 
-    ``spec`` is a TOML file path, TOML text, a dict or a :class:`ResolvedSpec` (from
-    :func:`dcsim.resolve`). Overrides name dotted spec paths, either in
-    ``overrides={"workload.load": 0.7}`` or as keywords with ``__`` for the dot
-    (``workload__load=0.7``, ``seed=3``). With ``out``, the run directory is written there.
-    A directory that already holds a complete run of another spec (or of another dcsim
-    version) is replaced only with ``force=True``; one that holds a run of this very spec is
-    replaced, since running it again gives the same results. A directory that cannot be
-    written raises :class:`dcsim.SpecError` before anything runs.
+    The spec is resolved (every default filled in, every field checked) before anything runs,
+    so a mistake in it costs nothing. Fields are documented in `docs/spec.md`. A field the spec
+    sets that has no effect on the run gives a [`UnusedFieldWarning`][dcsim.UnusedFieldWarning]
+    (an error with `strict=True`).
 
-    ``progress``, if given, is called about five times a second with a dict of floats:
-    ``sim_time_us``, ``flows_done``, ``flows_started``, ``flows_total``, ``packets_arrived``
-    (data packets of the flows started), ``packets_injected`` (sent once; retransmissions left
-    out), ``events`` and ``wall_seconds``; returning ``False`` stops the run with
-    ``KeyboardInterrupt``. :class:`dcsim.progress.ProgressBar` is such a callback (a bar in a
-    terminal, a line every 30 s in a log), and :class:`dcsim.progress.Estimator` turns the
-    reports into a remaining time.
+    Args:
+        spec: A TOML file path, TOML text, a dict of the same shape, or a
+            [`ResolvedSpec`][dcsim.ResolvedSpec] from [`resolve`][dcsim.resolve]. Relative
+            file paths in a spec file (traces, CDFs, `base`) are relative to that file.
+        out: The run directory to write (`flows.parquet`, `summary.json`, `spec.toml`,
+            `log.txt`), or `None` to keep the result in memory only.
+        progress: A [`ProgressCallback`][dcsim.ProgressCallback], called while the run goes on.
+        overrides: Values to set, by dotted spec path: `{"workload.load": 0.7}`.
+        force: Replace a complete run of another spec (or of another dcsim version) already in
+            `out`; a run of this very spec is replaced without it, since running it again
+            gives the same results.
+        trace: A trace to run (sets `workload.matrix`): a pandas DataFrame, a pyarrow Table, or
+            the path of a CSV or Parquet file, with the columns of `docs/spec.md` ("Trace
+            files"). Every row runs unless `workload.flows` is set.
+        strict: Make fields without effect an error instead of a warning.
+        **kw_overrides: More overrides as keywords, `__` standing for the dot:
+            `workload__load=0.7`, `seed=3`. They win over `overrides`.
 
-    ``trace`` sets ``workload.matrix`` to a trace: a pandas DataFrame, a pyarrow Table, or the
-    path of a CSV or Parquet file, with the columns docs/spec.md ("Trace files") lists, e.g.
-    ``dcsim.run(spec, trace=pd.DataFrame({"id": [0], "src": [0], "dst": [1],
-    "size_bytes": [1000], "start_us": [0.0]}))``. Every row runs unless ``workload.flows`` is
-    set.
+    Returns:
+        The run's summary and per-flow table, with what produced them (`Result.metadata`).
 
-    A field the spec sets that has no effect on the run gives a
-    :class:`dcsim.UnusedFieldWarning`, or with ``strict=True`` a :class:`dcsim.SpecError`.
+    Raises:
+        SpecError: The spec (or an override) is invalid; the message names the field, the
+            value and what is allowed. Also when `out` cannot be written or already holds a
+            complete run of another spec without `force` (checked before anything runs).
+        KeyboardInterrupt: Ctrl-C, or the progress callback returned `False`.
+
+    Example:
+        ```python
+        r = dcsim.run("examples/quickstart.toml", workload__flows=2000, seed=2)
+        r.summary["mean_slowdown"]
+        r.flows.groupby(r.flows.size_bytes > 100_000).slowdown.mean()
+        dcsim.run("examples/quickstart.toml", trace=pd.DataFrame({"id": [0], "src": [0],
+                  "dst": [1], "size_bytes": [1000], "start_us": [0.0]}))
+        ```
     """
     merged: dict[str, Any] = dict(overrides or {})
     merged.update(kw_overrides)

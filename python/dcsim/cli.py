@@ -6,10 +6,12 @@
     dcsim sweep SPEC.toml [--out DIR] [--jobs N | --ray [ADDRESS]] [--scale NAME] [--fail-fast] [--dry-run] [--strict]
     dcsim reproduce NAME|--all|--list [--scale quick|paper] [--jobs N | --ray [ADDRESS]] [--out DIR]
     dcsim gallery [--results DIR] [--docs DIR] [--scale quick|paper] [--refresh]
+    dcsim completion bash|zsh|tcsh
 
 A user mistake (bad spec, missing file, bad override) prints ``error: ...`` and exits with
-status 2 before anything runs; never a traceback. A field the spec sets that has no effect on
-the run prints ``warning: ...`` (``--strict``: an error).
+status 2 before anything runs; never a traceback. So does a missing optional dependency,
+with the ``pip install 'dcsim[EXTRA]'`` that installs it. A field the spec sets that has no
+effect on the run prints ``warning: ...`` (``--strict``: an error).
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+import shtab
+
 from . import __version__
+from .optional import MissingExtraError
 from .progress import ProgressBar
 from .result import format_summary
 from .spec import ResolvedSpec, SpecError, UnusedFieldWarning, parse_value
@@ -48,6 +53,37 @@ def _overrides(pairs: Sequence[str], seed: int | None) -> dict[str, Any]:
     if seed is not None:
         out["seed"] = seed
     return out
+
+
+#: Shell completion (shtab) by argument name: spec files, folders, and reproduction names, which
+#: the completion asks ``dcsim reproduce --list`` for when one is being typed. For zsh the spec
+#: pattern is given without shtab's parentheses, which make zsh drop the subcommand's options.
+_COMPLETE_BY_DEST = {
+    "spec": {**shtab.glob("*.toml"), "zsh": "_files -g '*.toml'"},
+    "out": shtab.DIRECTORY,
+    "results": shtab.DIRECTORY,
+    "docs": shtab.DIRECTORY,
+    "name": shtab.cmd("dcsim reproduce --list 2>/dev/null | cut -d ' ' -f 1"),
+}
+COMPLETION_SHELLS = ("bash", "zsh")
+
+
+def _tag_completions(parser: argparse.ArgumentParser) -> None:
+    """Marks each argument of `parser` and its subcommands named in ``_COMPLETE_BY_DEST`` with
+    its completion (the attribute shtab reads)."""
+    for action in parser._actions:
+        if action.dest in _COMPLETE_BY_DEST:
+            action.complete = _COMPLETE_BY_DEST[action.dest]  # type: ignore[attr-defined]
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                _tag_completions(sub)
+
+
+def completion_script(shell: str) -> str:
+    """The completion script of the ``dcsim`` command for `shell` (one of COMPLETION_SHELLS)."""
+    parser = build_parser()
+    _tag_completions(parser)
+    return shtab.complete(parser, shell=shell)
 
 
 def _add_spec_args(p: argparse.ArgumentParser) -> None:
@@ -141,6 +177,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("schema", help="print the JSON Schema of a run spec (for editor completion and validation)")
+
+    p = sub.add_parser(
+        "completion",
+        help="print the shell completion script",
+        description=(
+            'Print the completion script for SHELL. bash: add `eval "$(dcsim completion bash)"` to ~/.bashrc; '
+            "zsh: `dcsim completion zsh > ~/.zfunc/_dcsim` with ~/.zfunc in $fpath before compinit."
+        ),
+    )
+    p.add_argument("shell", choices=COMPLETION_SHELLS)
 
     p = sub.add_parser("gallery", help="collect reproduced figures into docs/figures.md")
     p.add_argument("--results", default="results")
@@ -323,6 +369,9 @@ def _main(args: argparse.Namespace) -> int:
             section = "pias" if pias else "pfabric"
             print(f"spec: [{section}] queues = {args.queues}, thresholds = [{', '.join(str(round(x)) for x in t)}]")
             return 0
+        if args.command == "completion":
+            print(completion_script(args.shell), end="")
+            return 0
         if args.command == "schema":
             from . import _dcsim
 
@@ -354,7 +403,7 @@ def _main(args: argparse.Namespace) -> int:
             result = api.run(resolved, out=out, progress=bar, force=args.force)
         finally:
             bar.close()
-    except SpecError as e:
+    except (SpecError, MissingExtraError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

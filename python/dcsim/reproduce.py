@@ -27,6 +27,7 @@ Helpers shared by one paper's figures live in :mod:`dcsim.experiments_support`.
 from __future__ import annotations
 
 import csv
+import importlib.resources
 import importlib.util
 import inspect
 import math
@@ -39,20 +40,32 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from .optional import require
+from .spec import SpecError
 from .sweep import StaleRunsWarning, load, plan, run_sweep
 
 
 def experiments_dir() -> Path:
-    """The experiments folder: ``$DCSIM_EXPERIMENTS``, or ``experiments/`` next to the package
-    source (the repository checkout)."""
+    """The experiments folder: ``$DCSIM_EXPERIMENTS`` when set, else the one shipped with the
+    package, ``dcsim/experiments/`` (in a repository checkout a link to ``experiments/``,
+    resolved so that paths name the real folder; in an installed wheel or sdist, a copy).
+    Either missing is a :class:`SpecError` naming what was looked for."""
     env = os.environ.get("DCSIM_EXPERIMENTS")
     if env:
+        if not Path(env).is_dir():
+            raise SpecError(
+                f"DCSIM_EXPERIMENTS={env!r} is not a folder; unset it to use the experiments shipped with dcsim",
+                "DCSIM_EXPERIMENTS",
+            )
         return Path(env)
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "experiments").is_dir():
-            return parent / "experiments"
-    raise FileNotFoundError("cannot find the experiments/ folder; set DCSIM_EXPERIMENTS")
+    shipped = Path(str(importlib.resources.files("dcsim") / "experiments"))
+    if not shipped.is_dir():
+        raise SpecError(
+            f"dcsim's experiments are missing from this installation ({shipped}); reinstall dcsim, or set "
+            "DCSIM_EXPERIMENTS to an experiments/ folder such as a dcsim checkout's",
+            "DCSIM_EXPERIMENTS",
+        )
+    return shipped.resolve()
 
 
 def folders() -> dict[str, Path]:
@@ -168,7 +181,9 @@ def reproduce(
     ray_address: str | None = None,
     progress: bool | None = None,
 ) -> dict[str, Path]:
-    """Runs experiment `name` at `scale` and writes figure.png, data.csv, comparison.md."""
+    """Runs experiment `name` at `scale` and writes figure.png, data.csv, comparison.md.
+    Needs matplotlib (``dcsim[plot]``): checked before anything is simulated."""
+    require("matplotlib", f"dcsim reproduce {name} (its figure)")
     mod = module(name)
     out = Path(out_root) / name / scale
     out.mkdir(parents=True, exist_ok=True)

@@ -278,12 +278,21 @@ def check_out(out: str | os.PathLike, force: bool = False, spec: ResolvedSpec | 
 
 
 class Result:
-    """The outcome of one run.
+    """The outcome of one run, as [`run`][dcsim.run] returns it or
+    [`Result.read`][dcsim.Result.read] loads it from a run directory.
 
-    ``summary`` is a dict (the content of ``summary.json`` but its ``metadata``); ``flows`` is
-    a pandas DataFrame with one row per flow; ``table`` is the same as an Arrow table;
-    ``metadata`` says what produced the run (see :func:`read_metadata`), and ``table`` carries
-    it too, as ``flows.parquet`` does.
+    Attributes:
+        summary: The content of `summary.json`: flow counts, slowdown and FCT statistics
+            overall and per size bin (`summary["bins"]["0-100KB"]["p99_slowdown"]`), throughput,
+            drops, event counts. Every field is described in `docs/metrics.md`.
+        table: The per-flow records as a `pyarrow.Table`, one row per flow (columns in
+            `docs/metrics.md`: `id`, `src`, `dst`, `size_bytes`, `start_us`, `fct_us`,
+            `slowdown`, ...).
+        spec_toml: The fully resolved spec that produced this result, as TOML text.
+        out_dir: The run directory the result was written to or read from, else `None`.
+        metadata: What produced the run (dcsim version, seed, resolved spec; see
+            [`read_metadata`][dcsim.read_metadata]); `table` carries it too, as
+            `flows.parquet` does. `summary` leaves it out.
     """
 
     def __init__(
@@ -308,11 +317,13 @@ class Result:
 
     @property
     def flows(self):  # -> pandas.DataFrame
+        """The per-flow records as a pandas DataFrame (converted from `table` once, then kept)."""
         if self._flows is None:
             self._flows = self.table.to_pandas()
         return self._flows
 
     def to_arrow(self) -> pa.Table:
+        """The per-flow records as a `pyarrow.Table` (the same object as `table`)."""
         return self.table
 
     def __repr__(self) -> str:
@@ -359,7 +370,8 @@ class Result:
 
     @classmethod
     def read(cls, out_dir: str | os.PathLike) -> Result:
-        """Loads a complete run directory."""
+        """Loads a complete run directory (one with a `summary.json`), as `dcsim run` or
+        [`run`][dcsim.run] with `out` wrote it. Raises `FileNotFoundError` for any other."""
         out = Path(out_dir)
         summary_path = out / "summary.json"
         if not summary_path.exists():
@@ -370,7 +382,7 @@ class Result:
 
 
 def format_summary(summary: dict[str, Any]) -> str:
-    """The summary as a plain-text table."""
+    """A run's summary (`Result.summary`) as the plain-text table `dcsim run` prints."""
     s = summary
     lines = [
         f"flows completed   {s['flows_completed']} / {s['flows_total']}"

@@ -30,7 +30,16 @@ _KEYWORDS = {"websearch", "datamining", "imc10", "bimodal", "all-to-all", "permu
 
 
 class SpecError(ValueError):
-    """A spec cannot be run. ``field`` is the dotted path of the offending key (or the file)."""
+    """A spec cannot be run, or a run cannot be written where it was asked to go: raised by
+    [`resolve`][dcsim.resolve], [`run`][dcsim.run], sweeps and the CLI before anything is
+    simulated. The message names the field, the value and what is allowed
+    (``workload.load = 1.5: must be in (0, 1)``); the CLI prints it as `error: ...` and exits
+    with status 2.
+
+    Attributes:
+        field: The dotted path of the offending key (`workload.load`), or the file or option
+            at fault (`out` for a run directory that cannot be written).
+    """
 
     def __init__(self, message: str, field: str = "") -> None:
         super().__init__(message)
@@ -311,12 +320,18 @@ ADDED_FIELDS: dict[str, Any] = {
 
 
 class ResolvedSpec:
-    """A validated spec with every default filled in.
+    """A validated spec with every default filled in, as [`resolve`][dcsim.resolve] returns it.
 
-    ``unused``: the fields the spec sets (in its file, its ``base`` files or the overrides,
-    even at their default value) that have no effect on the run, with why.
-    ``unused_sections``: the tables that do not apply to the run (other protocols' sections,
-    ``workload.bimodal`` without bimodal sizes), which :meth:`annotated_toml` marks."""
+    Attributes:
+        toml: The resolved spec as TOML text (what `dcsim show` prints and a run directory's
+            `spec.toml` holds).
+        tree: The resolved spec as nested dicts.
+        unused: The fields the spec sets (in its file, its `base` files or the overrides, even
+            at their default value) that have no effect on the run, with why
+            ([`UnusedField`][dcsim.UnusedField]).
+        unused_sections: The tables that do not apply to the run (other protocols' sections,
+            `workload.bimodal` without bimodal sizes), which `annotated_toml` marks.
+    """
 
     def __init__(
         self,
@@ -344,11 +359,13 @@ class ResolvedSpec:
 
     @property
     def json(self) -> str:
+        """The resolved spec as canonical JSON text (sorted keys)."""
         return json.dumps(self.tree, sort_keys=True)
 
     def identity(self) -> dict[str, Any]:
-        """The resolved spec as a run's identity sees it: fields in :data:`ADDED_FIELDS` left
-        out while at their defaults."""
+        """The resolved spec as a run's identity sees it: fields added after a run store
+        was written (`ADDED_FIELDS`) left out while at their defaults, so older runs keep their
+        hashes."""
         tree = copy.deepcopy(self.tree)
         for dotted, default in ADDED_FIELDS.items():
             *parents, leaf = dotted.split(".")
@@ -362,7 +379,8 @@ class ResolvedSpec:
         return tree
 
     def hash(self) -> str:
-        """A stable identity: SHA-256 of :meth:`identity` and the dcsim version."""
+        """A stable identity: SHA-256 of [`identity`][dcsim.ResolvedSpec.identity] and the
+        dcsim version."""
         h = hashlib.sha256()
         h.update(_dcsim.__version__.encode())
         h.update(b"\0")
@@ -370,6 +388,7 @@ class ResolvedSpec:
         return h.hexdigest()[:16]
 
     def get(self, dotted: str) -> Any:
+        """The value at a dotted path: `spec.get("workload.load")`."""
         cur: Any = self.tree
         for part in dotted.split("."):
             cur = cur[part]
@@ -379,12 +398,13 @@ class ResolvedSpec:
 def resolve(
     spec: SpecLike, overrides: Mapping[str, Any] | None = None, *, strict: bool = False, warn: bool = True
 ) -> ResolvedSpec:
-    """Validates ``spec`` (a TOML path, TOML text or a dict) with ``overrides`` applied.
+    """Validates `spec` (a TOML path, TOML text or a dict) with `overrides` applied
+    (`{"workload.load": 0.7}`), and returns it with every default filled in, without running it.
 
-    Raises :class:`SpecError` naming the field, the value and what is allowed. A field the
-    spec sets that has no effect on the run (listed in :attr:`ResolvedSpec.unused`) gives an
-    :class:`UnusedFieldWarning` (none with ``warn=False``), or with ``strict=True`` a
-    :class:`SpecError`.
+    Raises [`SpecError`][dcsim.SpecError] naming the field, the value and what is allowed. A
+    field the spec sets that has no effect on the run (listed in `ResolvedSpec.unused`) gives an
+    [`UnusedFieldWarning`][dcsim.UnusedFieldWarning] (none with `warn=False`), or with
+    `strict=True` a `SpecError`.
     """
     tree = build_tree(spec, overrides)
     check_values(tree)  # overrides and dicts too: NaN would reach the core as invalid JSON

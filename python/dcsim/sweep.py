@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _dcsim
+from .optional import require
 from .progress import RunEnd, SweepProgress
 from .spec import (
     SWEEP_TABLES,
@@ -661,10 +662,7 @@ def _kill_pool(pool: cf.ProcessPoolExecutor) -> None:
 
 
 def _run_ray(todo, out, address, report, bar, fail_fast, on_event) -> None:
-    try:
-        import ray
-    except ImportError:
-        raise SpecError("--ray needs Ray: pip install 'dcsim[ray]' (or pip install ray)", "--ray") from None
+    ray = require("ray", "--ray")
     if not ray.is_initialized():
         ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
     remote = ray.remote(max_retries=3, retry_exceptions=False)(_ray_task)
