@@ -65,7 +65,7 @@ def test_show_marks_the_sections_that_do_not_apply(tmp_path):
 def test_api_warns_lists_and_refuses_with_strict(tmp_path):
     """Issue 15 item 1: a trace spec's `load` and `flow_sizes`, and fields set in a `base`
     file, are reported through a dedicated warning class and listed on the resolved spec."""
-    trace = write(tmp_path, "id,src,dst,size_bytes,start_time_s\n0,1,0,3000,0\n", "trace.csv")
+    trace = write(tmp_path, "id,src,dst,size_bytes,start_s\n0,1,0,3000,0\n", "trace.csv")
     write(tmp_path, '[workload]\nload = 0.3\nflow_sizes = "datamining"\n', "base.toml")
     spec = write(tmp_path, f'base = "base.toml"\n[workload]\nmatrix = "{trace}"\nflows = 0\n')
     with pytest.warns(dcsim.UnusedFieldWarning) as caught:
