@@ -206,3 +206,26 @@ def test_a_range_that_would_silently_drop_values_is_an_error(tmp_path, axis, mes
     assert p.returncode == 2 and message in p.stderr
     spec.write_text('[workload]\nflows = 20\n[sweep]\n"workload.load" = { range = [0.5, 0.8], step = 0.1 }\n')
     assert sweep.plan(spec).axes["workload.load"] == [0.5, 0.6, 0.7, 0.8]
+
+
+def test_fields_of_one_section_are_reported_in_one_line(tmp_path):
+    """Issue 15 item 1: the fields of another protocol's section are one warning naming each,
+    and a run directory's resolved spec.toml (which sets every field) one line in all, not 54."""
+    spec = write(tmp_path, "[pase]\nqueues = 4\nprobing = false\n[phost]\nfree_tokens = 2\n[workload]\nflows = 20\n")
+    p = dcsim_cli("validate", spec)
+    assert p.returncode == 0, p.stderr
+    assert sorted(p.stderr.splitlines()) == [
+        "warning: 2 fields of `[pase]` (`pase.queues` = 4, `pase.probing` = false) are set but have no effect on this run: "
+        '`[pase]` is read only when `transport.protocol` is "pase" (this run\'s is "dctcp")',
+        "warning: `phost.free_tokens` = 2 is set but has no effect on this run: `[phost]` is read only when "
+        '`transport.protocol` is "phost" (this run\'s is "dctcp")',
+    ]
+    assert dcsim_cli("run", spec, "--out", tmp_path / "run", "--quiet").returncode == 0
+    p = dcsim_cli("validate", tmp_path / "run" / "spec.toml")
+    assert p.returncode == 0, p.stderr
+    (line,) = p.stderr.splitlines()
+    assert line.startswith("warning: the spec sets every field (a resolved spec, as a run directory's spec.toml)")
+    assert "`pase`" in line and "`phost`" in line and "`dctcp`" not in line
+    # --strict still lists every field.
+    p = dcsim_cli("validate", "--strict", tmp_path / "run" / "spec.toml")
+    assert p.returncode == 2 and p.stderr.count("\n  `") > 20

@@ -68,17 +68,60 @@ class UnusedFieldWarning(UserWarning):
         self.unused = unused
 
 
-def report_unused(unused: Sequence[UnusedField], messages: Sequence[str], *, strict: bool, warn: bool) -> None:
-    """Refuses (``strict``) or warns about fields set without effect; `messages` says each."""
+def _table_of(field: str) -> str:
+    """`pase.queues` → `pase`, `workload.bimodal.p_small` → `workload.bimodal`."""
+    return field.rsplit(".", 1)[0] if "." in field else ""
+
+
+def _grouped(unused: Sequence[UnusedField], messages: Sequence[str]) -> list[tuple[UnusedField, str]]:
+    """One (field, message) per warning: fields of one table left unused for one reason (every
+    field of another protocol's section, say) are said in one line that names them all."""
+    groups: dict[tuple[str, str], list[tuple[UnusedField, str]]] = {}
+    for u, m in zip(unused, messages):
+        groups.setdefault((_table_of(u.field), u.reason), []).append((u, m))
+    out: list[tuple[UnusedField, str]] = []
+    for (table, reason), members in groups.items():
+        standard = all(m == u.message() for u, m in members)
+        # Only a table that does not apply as a whole (its reason names the table) is grouped.
+        if len(members) < 2 or not reason.startswith(f"`[{table}]`") or not standard:
+            out.extend(members)
+            continue
+        names = ", ".join(f"`{u.field}` = {u.value}" for u, _ in members)
+        out.append(
+            (
+                members[0][0],
+                f"{len(members)} fields of `[{table}]` ({names}) are set but have no effect on this run: {reason}",
+            )
+        )
+    return out
+
+
+def report_unused(
+    unused: Sequence[UnusedField], messages: Sequence[str], *, strict: bool, warn: bool, complete: bool = False
+) -> None:
+    """Refuses (``strict``) or warns about fields set without effect; `messages` says each.
+    Fields of one table unused for one reason are warned about in one line; a `complete` spec
+    (one that sets every field, as a run directory's resolved ``spec.toml`` does) gets a single
+    line, since it sets the fields of every section by construction."""
     if not unused:
         return
     if strict:
         listed = "".join(f"\n  {m}" for m in messages)
         what = f"strict: the spec sets {len(unused)} field(s) without effect (remove them, or drop strict to warn)"
         raise SpecError(f"{what}:{listed}", unused[0].field)
-    if warn:
-        for u, m in zip(unused, messages):
-            warnings.warn(UnusedFieldWarning(u, m), stacklevel=3)
+    if not warn:
+        return
+    if complete:
+        tables = sorted({_table_of(u.field) or u.field for u in unused})
+        message = (
+            f"the spec sets every field (a resolved spec, as a run directory's spec.toml), so "
+            f"{len(unused)} of them have no effect on this run, in {', '.join(f'`{t}`' for t in tables)}; "
+            "`dcsim show` marks the sections that do not apply and `--strict` lists every field"
+        )
+        warnings.warn(UnusedFieldWarning(unused[0], message), stacklevel=3)
+        return
+    for u, m in _grouped(unused, messages):
+        warnings.warn(UnusedFieldWarning(u, m), stacklevel=3)
 
 
 def parse_value(text: str) -> Any:
@@ -418,7 +461,10 @@ def resolve(
         [UnusedField(*u) for u in unused],
         [UnusedField(*u) for u in sections],
     )
-    report_unused(resolved.unused, [u.message() for u in resolved.unused], strict=strict, warn=warn)
+    # A resolved spec (every field set, as a run directory's spec.toml) sets every section's
+    # fields by construction: one line says so instead of one per field.
+    complete = set(flatten(resolved.tree)) <= set(flatten(tree))
+    report_unused(resolved.unused, [u.message() for u in resolved.unused], strict=strict, warn=warn, complete=complete)
     return resolved
 
 
