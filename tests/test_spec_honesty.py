@@ -215,7 +215,8 @@ def test_fields_of_one_section_are_reported_in_one_line(tmp_path):
     p = dcsim_cli("validate", spec)
     assert p.returncode == 0, p.stderr
     assert sorted(p.stderr.splitlines()) == [
-        "warning: 2 fields of `[pase]` (`pase.queues` = 4, `pase.probing` = false) are set but have no effect on this run: "
+        "warning: 2 fields of `[pase]` (`pase.queues` = 4, `pase.probing` = false) are set but have no effect "
+        "on this run: "
         '`[pase]` is read only when `transport.protocol` is "pase" (this run\'s is "dctcp")',
         "warning: `phost.free_tokens` = 2 is set but has no effect on this run: `[phost]` is read only when "
         '`transport.protocol` is "phost" (this run\'s is "dctcp")',
