@@ -16,6 +16,10 @@ use dcsim_engine::SimTime;
 use std::collections::HashMap;
 use std::time::Instant;
 
+/// What a flow's ideal FCT depends on besides its size: (source rack, destination rack, source
+/// host link delay ps, destination host link delay ps).
+type PathClass = (u32, u32, u64, u64);
+
 /// A snapshot for progress reporting.
 #[derive(Debug, Clone, Copy)]
 pub struct Progress {
@@ -54,7 +58,7 @@ pub struct Simulation {
     finish_target: Option<u64>,
     completed: u64,
     fct_below_ideal: u64,
-    paths: HashMap<(u32, u32), (Vec<Hop>, Vec<Hop>)>,
+    paths: HashMap<PathClass, (Vec<Hop>, Vec<Hop>)>,
     /// Data packets of the flows started so far.
     arrived_packets: u64,
     /// Time of the first arrival, and (time, data bytes delivered) at the last one.
@@ -136,12 +140,14 @@ impl Simulation {
 
     /// The ideal FCT of a `size_bytes` flow from `src` to `dst` in this fabric.
     ///
-    /// Path profiles are cached per (source rack, destination rack): every topology here gives
-    /// all hosts of a rack (edge switch) identical links, so the profile depends only on the
-    /// racks, and the cache stays as small as the number of rack pairs however many flows run.
+    /// Path profiles are cached per (source rack, destination rack, the two hosts' link
+    /// delays): equal-cost paths are alike (checked for topology files, true of the built-in
+    /// kinds) and host links have one rate, so the profile depends only on those, and the cache
+    /// stays as small as the number of rack pairs however many flows run.
     pub fn ideal_fct(&mut self, src: u32, dst: u32, size_bytes: u64) -> SimTime {
         let net = &self.fab.net;
-        let key = (net.rack(src), net.rack(dst));
+        let host_delay = |h: u32| net.ports[net.nic(h) as usize].delay.as_ps();
+        let key = (net.rack(src), net.rack(dst), host_delay(src), host_delay(dst));
         let sprayed = self.spec.topology.load_balancing != LoadBalancing::Ecmp;
         let (fwd, rev) = self.paths.entry(key).or_insert_with(|| {
             (path_hops(net, src, dst, sprayed), path_hops(net, dst, src, sprayed))

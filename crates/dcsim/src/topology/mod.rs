@@ -9,8 +9,11 @@
 
 mod dumbbell;
 mod fat_tree;
+mod file;
 mod leaf_spine;
 mod star;
+
+pub use file::{FileLink, FileTopology};
 
 use crate::queue::{EcnMarking, HopKind, Port, PortQueue};
 use crate::spec::{LoadBalancing, TopologyKind, TopologySpec};
@@ -267,6 +270,10 @@ impl Network {
             TopologyKind::Pair => {
                 b.hosts(2);
                 b.link(0, 1, spec.host_rate(), SimTime::from_ns(spec.link_delay_ns));
+            }
+            TopologyKind::File => {
+                let graph = spec.graph.as_ref().expect("a file topology is read when resolved");
+                file::build(&mut b, graph);
             }
         }
         if extra > 0 {

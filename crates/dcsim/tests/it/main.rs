@@ -16,3 +16,4 @@ mod pias;
 mod reliability;
 mod scenarios;
 mod spec_docs;
+mod topology_file;
