@@ -4,7 +4,7 @@ use super::reader::Section;
 use super::reader::MAX_BUFFER_BYTES;
 use crate::choice::Choice;
 use crate::error::SpecError;
-use crate::topology::FileTopology;
+use crate::topology_file::FileTopology;
 use crate::units::BitRate;
 use serde::Serialize;
 use std::sync::Arc;

@@ -13,8 +13,6 @@ mod file;
 mod leaf_spine;
 mod star;
 
-pub use file::{FileLink, FileTopology};
-
 use crate::queue::{EcnMarking, HopKind, Port, PortQueue};
 use crate::spec::{LoadBalancing, TopologyKind, TopologySpec};
 use crate::units::BitRate;
