@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _dcsim
-from .result import Result, check_out, columns_to_arrow, format_summary
+from .result import Result, check_out, columns_to_arrow, format_summary, recordings_to_arrow
 from .spec import SpecLike, _raise_invalid, resolve
 
 
@@ -40,13 +40,13 @@ def run(
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     try:
-        summary_json, raw = _dcsim.run_spec(resolved.json, progress)
+        summary_json, raw, recorded = _dcsim.run_spec(resolved.json, progress)
     except _dcsim.InvalidSpec as e:
         _raise_invalid(e)
         raise  # unreachable
     wall = time.monotonic() - t0
     summary = json.loads(summary_json)
-    result = Result(summary, columns_to_arrow(raw), resolved.toml)
+    result = Result(summary, columns_to_arrow(raw), resolved.toml, recordings=recordings_to_arrow(recorded))
     if out is not None:
         log = "\n".join(
             [

@@ -268,6 +268,10 @@ ADDED_FIELDS: dict[str, Any] = {
     "pase.delegation_period_rtts": 10.0,
     "pase.control_bytes": 40,
     "topology.file": "",
+    "output.ports_sample_us": 0.0,
+    "output.ports_max_rows": 5_000_000,
+    "output.packet_trace": False,
+    "output.packet_trace_max_rows": 1_000_000,
 }
 
 

@@ -13,6 +13,7 @@ mod modules;
 mod pase;
 mod phost;
 mod pias;
+mod recordings;
 mod reliability;
 mod scenarios;
 mod spec_docs;
