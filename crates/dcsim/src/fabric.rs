@@ -223,8 +223,8 @@ impl Fabric {
             self.counters.data_retransmitted += u64::from(p.retransmit);
         }
         let id = self.pool.alloc(p);
-        if let Some(tracer) = &mut self.tracer {
-            tracer.on_created(id);
+        if self.tracer.is_some() {
+            self.trace_created(id);
         }
         let nic = self.net.nic(host);
         self.offer(nic, id);
@@ -237,8 +237,8 @@ impl Fabric {
         self.counters.created += 1;
         self.counters.control += 1;
         let id = self.pool.alloc(p);
-        if let Some(tracer) = &mut self.tracer {
-            tracer.on_created(id);
+        if self.tracer.is_some() {
+            self.trace_created(id);
         }
         self.on_arrive_at_switch(node, id);
     }
@@ -266,11 +266,29 @@ impl Fabric {
         self.pool.free(id);
     }
 
+    /// Offers packet `id` to `port`. A traced run takes its own copy of the path (one branch
+    /// here), so the untraced one is exactly as it was without tracing.
     #[inline]
     fn offer(&mut self, port: u32, id: PacketId) {
+        if self.tracer.is_some() {
+            self.offer_traced(port, id);
+        } else {
+            self.offer_with::<false>(port, id);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn offer_traced(&mut self, port: u32, id: PacketId) {
+        self.offer_with::<true>(port, id);
+    }
+
+    /// The offer itself; `TRACED` adds the packet trace's rows.
+    #[inline(always)]
+    fn offer_with<const TRACED: bool>(&mut self, port: u32, id: PacketId) {
         let now = self.sched.now();
         if !self.losses.is_empty() && self.scripted_loss(id) {
-            if self.tracer.is_some() {
+            if TRACED {
                 self.trace_offer(port, id, Offer::Dropped(id));
             }
             self.counters.dropped += 1;
@@ -279,12 +297,12 @@ impl Fabric {
         }
         let pt = &mut self.net.ports[port as usize];
         let offered = pt.offer(id, now, &mut self.pool, &mut self.queue_rng);
-        let peer = pt.peer;
-        if self.tracer.is_some() {
+        if TRACED {
             self.trace_offer(port, id, offered);
         }
         match offered {
             Offer::Depart { arrive_at } => {
+                let peer = self.net.ports[port as usize].peer;
                 self.sched
                     .schedule_at(arrive_at, Event::Arrive(peer, id))
                     .expect("arrivals are in the future");
@@ -294,7 +312,7 @@ impl Fabric {
                 self.counters.dropped += 1;
                 self.pool.free(victim);
                 while let Some(extra) = self.net.ports[port as usize].take_extra_drop(&self.pool) {
-                    if self.tracer.is_some() {
+                    if TRACED {
                         self.trace_offer(port, extra, Offer::Dropped(extra));
                     }
                     self.counters.dropped += 1;
@@ -327,8 +345,8 @@ impl Fabric {
         pt.wakeup_pending = false;
         if let Some((id, arrive_at)) = pt.next_departure(now, &self.pool, &mut self.queue_rng) {
             let (peer, backlog) = (pt.peer, pt.has_backlog());
-            if let Some(tracer) = &mut self.tracer {
-                tracer.record(now, id, self.pool.get(id), HopEvent::Dequeue, pt.owner, port);
+            if self.tracer.is_some() {
+                self.trace_dequeue(port, id);
             }
             self.sched
                 .schedule_at(arrive_at, Event::Arrive(peer, id))
@@ -373,6 +391,27 @@ impl Fabric {
                 let v = self.pool.get(victim);
                 tracer.record(now, victim, v, HopEvent::Drop, pt.owner, port);
             }
+        }
+    }
+
+    /// Traces the creation of packet `id`. Out of line: only traced runs call it.
+    #[cold]
+    #[inline(never)]
+    fn trace_created(&mut self, id: PacketId) {
+        if let Some(tracer) = &mut self.tracer {
+            tracer.on_created(id);
+        }
+    }
+
+    /// Traces the start of packet `id`'s transmission at `port` (an event-driven port). Out of
+    /// line: only traced runs call it.
+    #[cold]
+    #[inline(never)]
+    fn trace_dequeue(&mut self, port: u32, id: PacketId) {
+        let now = self.sched.now();
+        let owner = self.net.ports[port as usize].owner;
+        if let Some(tracer) = &mut self.tracer {
+            tracer.record(now, id, self.pool.get(id), HopEvent::Dequeue, owner, port);
         }
     }
 

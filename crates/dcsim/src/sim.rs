@@ -355,13 +355,8 @@ impl Simulation {
         // Samples are taken between events (the state just before the first event at or after
         // the sample time), not as events of their own: the run's events, and so its results,
         // are the same whether it samples or not. Off, a series waits at `SimTime::MAX`.
-        let every = |us: f64| SimTime::from_us_f64(us);
-        let (series_every, ports_every) =
-            (every(self.spec.output.timeseries_us), every(self.spec.output.ports_sample_us));
-        let first = |on: bool| if on { SimTime::ZERO } else { SimTime::MAX };
-        let mut series_at = first(series_every > SimTime::ZERO);
-        let mut ports_at = first(self.port_sampler.is_some());
-        let mut next_sample = series_at.min(ports_at);
+        let mut clock = SampleClock::new(&self.spec, self.port_sampler.is_some());
+        let mut next_sample = clock.next();
         // Nothing is simulated past the horizon (and no time computation can overflow).
         let limit = self.stop_at.min(HORIZON);
         loop {
@@ -369,24 +364,8 @@ impl Simulation {
                 break;
             }
             let Some((at, ev)) = self.fab.sched.pop_until(limit) else { break };
-            while at >= next_sample {
-                // A full series stops (and says so).
-                if series_at == next_sample {
-                    series_at = if self.sample(series_at) {
-                        series_at + series_every
-                    } else {
-                        SimTime::MAX
-                    };
-                }
-                if ports_at == next_sample {
-                    let sampler = self.port_sampler.as_mut().expect("sampling ports");
-                    ports_at = if sampler.sample(ports_at, &mut self.fab.net.ports) {
-                        ports_at + ports_every
-                    } else {
-                        SimTime::MAX
-                    };
-                }
-                next_sample = series_at.min(ports_at);
+            if at >= next_sample {
+                next_sample = self.take_samples(at, &mut clock);
             }
             match ev {
                 Event::Arrive(node, pkt) => {
@@ -516,6 +495,35 @@ impl Simulation {
         })
     }
 
+    /// Takes every sample due at or before `at` (the next event's time); returns when the next
+    /// one is due. Out of line: the event loop only compares times.
+    #[cold]
+    #[inline(never)]
+    fn take_samples(&mut self, at: SimTime, clock: &mut SampleClock) -> SimTime {
+        while at >= clock.next() {
+            // Both series due now are sampled at this time, never later than `at` (a port sample
+            // ahead of the next event would let its FIFO queues forget packets too early).
+            let due = clock.next();
+            // A full series stops (and says so).
+            if clock.series_at == due {
+                clock.series_at = if self.sample(clock.series_at) {
+                    clock.series_at + clock.series_every
+                } else {
+                    SimTime::MAX
+                };
+            }
+            if clock.ports_at == due {
+                let sampler = self.port_sampler.as_mut().expect("sampling ports");
+                clock.ports_at = if sampler.sample(clock.ports_at, &mut self.fab.net.ports) {
+                    clock.ports_at + clock.ports_every
+                } else {
+                    SimTime::MAX
+                };
+            }
+        }
+        clock.next()
+    }
+
     /// Records one sample; false (and the series marked truncated) once it is full.
     fn sample(&mut self, t: SimTime) -> bool {
         let c = &self.fab.counters;
@@ -545,6 +553,32 @@ impl Simulation {
             return i64::MAX; // the pool disagrees with the queues and wires
         }
         c.created as i64 - accounted as i64
+    }
+}
+
+/// When the sampled recordings (the time series, the port samples) are next due; a recording
+/// that is off (or full) waits at `SimTime::MAX`.
+struct SampleClock {
+    series_at: SimTime,
+    series_every: SimTime,
+    ports_at: SimTime,
+    ports_every: SimTime,
+}
+
+impl SampleClock {
+    fn new(spec: &Spec, sampling_ports: bool) -> Self {
+        let series_every = SimTime::from_us_f64(spec.output.timeseries_us);
+        let first = |on: bool| if on { SimTime::ZERO } else { SimTime::MAX };
+        SampleClock {
+            series_at: first(series_every > SimTime::ZERO),
+            series_every,
+            ports_at: first(sampling_ports),
+            ports_every: SimTime::from_us_f64(spec.output.ports_sample_us),
+        }
+    }
+
+    fn next(&self) -> SimTime {
+        self.series_at.min(self.ports_at)
     }
 }
 
