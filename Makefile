@@ -2,26 +2,34 @@
 VENV     := .venv
 PY       := $(VENV)/bin/python
 PIP      := $(PY) -m pip
-DEPS     := $(VENV)/.deps-installed
 EXT      := $(VENV)/.dcsim-built
+DEV      := $(VENV)/.dev-extras-installed
 RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml workloads/*.txt
+# The optional extras (pyproject.toml) that testing, linting and the docs need; `make run` needs none.
+DEV_EXTRAS := plot ray test lint docs
 
-.PHONY: all install run test test-rust test-python bench figures lint lint-rust lint-python fuzz clean
+.PHONY: all install run test test-rust test-python bench figures lint lint-rust lint-python docs fuzz clean
 
 all: install
 
+# The virtualenv with the build tool (its pin is build-system.requires in pyproject.toml) and a
+# TOML reader for the rule below.
 $(PY):
 	python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip "maturin>=1.5,<2" "tomli>=1.1; python_version < '3.11'"
 
-$(DEPS): pyproject.toml | $(PY)
-	$(PIP) install -q --upgrade pip
-	$(PIP) install -q "maturin>=1.5,<2" "numpy>=1.21" "pandas>=1.5" "pyarrow>=10" "matplotlib>=3.5" "pytest>=7" "mypy>=1.8" "ray>=2.9" \
-	  "ruff~=0.17.6" "pandas-stubs~=3.1.0" "hypothesis>=6"
+# Builds the Rust core in release mode (LTO) and installs the package in editable mode, with
+# its runtime dependencies only (pyproject.toml [project] dependencies, installed by maturin).
+$(EXT): $(PY) pyproject.toml $(RUST_SRC) $(shell find python -name '*.py')
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q
 	touch $@
 
-# Builds the Rust core in release mode (LTO) and installs the package in editable mode.
-$(EXT): $(DEPS) $(RUST_SRC) $(shell find python -name '*.py')
-	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH $(VENV)/bin/maturin develop --release -q
+# The extras in DEV_EXTRAS, read from pyproject.toml (their one definition); no build needed.
+$(DEV): pyproject.toml | $(PY)
+	$(PY) -c 'import sys; tomllib = __import__("tomllib" if sys.version_info >= (3, 11) else "tomli"); \
+	  extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]; \
+	  print("\n".join(r for name in sys.argv[1:] for r in extras[name]))' $(DEV_EXTRAS) > $(VENV)/dev-requirements.txt
+	$(PIP) install -q -r $(VENV)/dev-requirements.txt
 	touch $@
 
 install: $(EXT)
@@ -29,12 +37,12 @@ install: $(EXT)
 run: install
 	$(VENV)/bin/dcsim run examples/quickstart.toml --out runs/quickstart
 
-test: install test-rust test-python
+test: install $(DEV) test-rust test-python
 
 test-rust:
 	cargo test --workspace --exclude dcsim-py --exclude dcsim-bench
 
-test-python: install
+test-python: install $(DEV)
 	$(PY) -m pytest -q tests
 	$(PY) -m mypy.stubtest dcsim._dcsim
 
@@ -50,13 +58,18 @@ bench: install
 # The long fuzz run: a million generated spec trees through the resolver (no panic, errors name
 # a field, resolution idempotent), 600 scaled-down valid specs run with every invariant, and
 # 20,000 generated trees, TOML texts and overrides through the Python layer (SpecError or ok).
-fuzz: install
+fuzz: install $(DEV)
 	DCSIM_FUZZ_CASES=1000000 DCSIM_FUZZ_RUNS=600 cargo test --release -p dcsim --test it fuzz -- --nocapture
 	DCSIM_HYPOTHESIS_EXAMPLES=20000 $(PY) -m pytest -q tests/test_fuzz.py
 
 # Every reproduction at quick scale, then docs/figures.md.
-figures: install
+figures: install $(DEV)
 	$(VENV)/bin/dcsim reproduce --all --scale quick
+
+# The docs site (docs/ with the Python API reference rendered from the docstrings) in
+# target/site/; a warning is an error.
+docs: $(DEV)
+	$(PY) -m mkdocs build --strict
 
 lint: lint-rust lint-python
 
@@ -67,7 +80,7 @@ lint-rust:
 # ruff (rules and line length in pyproject.toml) and mypy on the package and every figure module.
 # The figure modules are all named figure.py, in folders such as pfabric-hotnets/fig2 that are no
 # Python package names, so mypy checks them one at a time (cached: well under a second each).
-lint-python: $(DEPS)
+lint-python: $(DEV)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m mypy python/dcsim

@@ -2,8 +2,6 @@
 tables are merged over it; relative paths resolve against the file that wrote them; a missing
 base or a cycle is an error naming the file."""
 
-import shutil
-
 import pytest
 
 import dcsim
@@ -48,7 +46,7 @@ def tree(tmp_path):
     """common/setting.toml (with a CDF beside it) and fig/sweep.toml inheriting it."""
     common = tmp_path / "common"
     common.mkdir()
-    shutil.copyfile(ROOT / "workloads" / "CDF_dctcp.txt", common / "cdf.txt")
+    (common / "cdf.txt").write_text("# unit: packets\n" + (ROOT / "workloads" / "CDF_dctcp.txt").read_text())
     (common / "setting.toml").write_text(SETTING)
     fig = tmp_path / "fig"
     fig.mkdir()
@@ -116,6 +114,10 @@ def test_inheriting_plans_the_same_runs_as_writing_it_all_out(tree):
 def test_a_run_spec_can_inherit_too(tree, tmp_path):
     run = tmp_path / "fig" / "run.toml"
     run.write_text('base = "../common/setting.toml"\n[workload]\nload = 0.7\n')
+    # Issue 15 item 6: a base's [sweep] makes the run spec a sweep, which one run cannot be.
+    with pytest.raises(SpecError, match=r"run.toml is a sweep spec \(it has a \[sweep\] table, its own or its base"):
+        dcsim.resolve(run)
+    (tmp_path / "common" / "setting.toml").write_text(SETTING.split("[sweep]")[0])
     r = dcsim.resolve(run)
     assert r.get("workload.load") == 0.7 and r.get("workload.flows") == 150 and r.get("pfabric.rto_us") == 50
     p = dcsim_cli("show", run)
@@ -125,7 +127,7 @@ def test_a_run_spec_can_inherit_too(tree, tmp_path):
 
 
 def test_chains_resolve_each_path_against_its_own_file(tree):
-    (tree / "common" / "trace.csv").write_text("id,src,dst,size_bytes,start_time_s\n0,1,0,3000,0\n")
+    (tree / "common" / "trace.csv").write_text("id,src,dst,size_bytes,start_s\n0,1,0,3000,0\n")
     (tree / "common" / "trace-setting.toml").write_text(
         'base = "setting.toml"\n[workload]\nmatrix = "trace.csv"\nflows = 0\n'
     )

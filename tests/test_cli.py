@@ -3,6 +3,7 @@ naming the field, no traceback, nothing run."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -21,7 +22,7 @@ def test_run_writes_results_and_prints_the_summary(small_spec, tmp_path):
     s = json.loads((out / "summary.json").read_text())
     assert s["flows_total"] == 100
     assert "seed = 4" in (out / "spec.toml").read_text()
-    assert p.stderr == ""  # no progress bar when stderr is not a terminal
+    assert p.stderr == ""  # not a terminal: a progress line only every 30 s, and this run is shorter
 
 
 def test_quiet_prints_nothing(small_spec, tmp_path):
@@ -77,34 +78,34 @@ def test_load_out_of_range(tmp_path, load):
 
 def test_cdf_that_decreases(tmp_path):
     cdf = tmp_path / "cdf.txt"
-    cdf.write_text("1 1 0\n10 1 0.7\n20 1 0.5\n30 1 1\n")
+    cdf.write_text("# unit: packets\n1 1 0\n10 1 0.7\n20 1 0.5\n30 1 1\n")
     err = _bad(tmp_path, f'[workload]\nflow_sizes = "{cdf}"\n')
-    assert "line 3" in err and "decreases" in err and "workload.flow_sizes" in err
+    assert "line 4" in err and "decreases" in err and "workload.flow_sizes" in err
 
 
 def test_cdf_that_does_not_end_at_one(tmp_path):
     cdf = tmp_path / "cdf.txt"
-    cdf.write_text("1 1 0\n10 1 0.7\n")
+    cdf.write_text("# unit: packets\n1 1 0\n10 1 0.7\n")
     err = _bad(tmp_path, f'[workload]\nflow_sizes = "{cdf}"\n')
     assert "ends at 0.7, not at 1" in err
 
 
 def test_trace_host_out_of_range_names_file_and_line(tmp_path):
     trace = tmp_path / "t.csv"
-    trace.write_text("id,src,dst,size_bytes,start_time_s\n0,1,2,1000,0\n1,3,500,1000,0.001\n")
+    trace.write_text("id,src,dst,size_bytes,start_s\n0,1,2,1000,0\n1,3,500,1000,0.001\n")
     err = _bad(tmp_path, f'[workload]\nmatrix = "{trace}"\n')
     assert f"{trace}, line 3" in err and "dst 500 is out of range" in err and "144 hosts" in err
 
 
 def test_trace_negative_size(tmp_path):
     trace = tmp_path / "t.csv"
-    trace.write_text("0,1,2,-10,0\n")
+    trace.write_text("id,src,dst,size_bytes,start_s\n0,1,2,-10,0\n")
     err = _bad(tmp_path, f'[workload]\nmatrix = "{trace}"\n')
-    assert "line 1" in err and "size_bytes -10" in err
+    assert "line 2" in err and "size_bytes -10" in err
 
 
 def test_trace_relative_to_the_spec_file(tmp_path):
-    (tmp_path / "t.csv").write_text("0,0,1,5000,0\n1,1,0,3000,0.00001\n")
+    (tmp_path / "t.csv").write_text("id,src,dst,size_bytes,start_s\n0,0,1,5000,0\n1,1,0,3000,0.00001\n")
     spec = tmp_path / "s.toml"
     spec.write_text('[topology]\nkind = "star"\nhosts = 2\n[workload]\nmatrix = "t.csv"\nflows = 0\n')
     p = dcsim_cli("run", spec, "--out", tmp_path / "o", cwd="/")
@@ -157,24 +158,42 @@ def test_killed_run_never_looks_complete(tmp_path, small_spec):
     assert not (out / "summary.json").exists()
 
 
-def test_progress_bar_draws_and_clears():
-    import io
+def test_run_dir_is_named_after_the_spec_name(small_spec, tmp_path):
+    """Issue 15 item 4: `--help` said runs/<spec name>, but the run went to runs/<file name>.
+    The spec's `name` names it (made safe for a path); without one, the file's name does."""
+    named = tmp_path / "small-named.toml"
+    named.write_text('name = "fat tree/k=8"\n' + small_spec.read_text())
+    p = dcsim_cli("run", named, "-q", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "runs" / "fat-tree-k-8" / "summary.json").exists()
+    p = dcsim_cli("run", small_spec, "-q", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "runs" / "small" / "summary.json").exists()
 
-    from dcsim.progress import ProgressBar
 
-    buf = io.StringIO()
-    bar = ProgressBar(stream=buf, enabled=True)
-    bar({"flows_done": 500, "flows_total": 2000, "wall_seconds": 2.0, "events": 10_000_000, "sim_time_us": 1234.5})
-    line = buf.getvalue()
-    assert "25.0%" in line and "flows 500/2000" in line and "5.0 M ev/s" in line and "ETA     6s" in line
-    assert "1.234 ms" in line or "1.235 ms" in line
-    bar.close()
-    assert buf.getvalue().endswith("\r")
-    quiet = io.StringIO()
-    ProgressBar(stream=quiet, enabled=False)(
-        {"flows_done": 1, "flows_total": 2, "wall_seconds": 1, "events": 1, "sim_time_us": 1}
-    )
-    assert quiet.getvalue() == ""
+def test_a_different_run_is_never_overwritten(small_spec, tmp_path):
+    """Issue 15 item 4: two `dcsim run` with different --set wrote to the same runs/<name>/,
+    the second replacing the first. The second is refused, saying how the runs differ and
+    naming a directory of its own; --force replaces."""
+    first = dcsim_cli("run", small_spec, "-q", "--set", "workload.flows=100", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    p = dcsim_cli("run", small_spec, "-q", "--set", "workload.flows=200", cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == ""
+    assert "runs/small already holds another run (workload.flows = 100 there, 200 here)" in p.stderr
+    assert re.search(r"keep both with --out runs/small-[0-9a-f]{8} .*replace it with --force", p.stderr), p.stderr
+    assert json.loads((tmp_path / "runs" / "small" / "summary.json").read_text())["flows_total"] == 100
+    p = dcsim_cli("run", small_spec, "-q", "--set", "workload.flows=200", "--force", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert json.loads((tmp_path / "runs" / "small" / "summary.json").read_text())["flows_total"] == 200
+
+
+def test_the_same_run_again_replaces_itself(small_spec, tmp_path):
+    """Issue 15 item 4: `make run` twice (the same spec into the same directory) failed. The
+    same spec and dcsim version give the same results, so the run is replaced without --force."""
+    for _ in range(2):
+        p = dcsim_cli("run", small_spec, "--out", tmp_path / "r", "--set", "workload.flows=100")
+        assert p.returncode == 0, p.stderr
+        assert "flows completed   100 / 100" in p.stdout
 
 
 def _thresholds(*args):

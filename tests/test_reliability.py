@@ -36,7 +36,7 @@ def test_a_failed_write_keeps_the_previous_complete_run(tmp_path, monkeypatch):
 def test_a_complete_run_is_replaced_only_with_force(tmp_path):
     out = tmp_path / "run"
     dcsim.run(SMALL, out=out)
-    with pytest.raises(SpecError, match="already holds a complete run"):
+    with pytest.raises(SpecError, match="already holds another run"):
         dcsim.run(SMALL, out=out, seed=2)
     replaced = dcsim.run(SMALL, out=out, seed=2, force=True)
     assert dcsim.Result.read(out).summary["mean_slowdown"] == replaced.summary["mean_slowdown"]

@@ -147,7 +147,7 @@ def test_every_reproduction_plans_the_recorded_runs():
         path = rep.sweep_path(name)
         assert (path is None) == (not scales), name
         for scale, want in scales.items():
-            digests = sorted(_run_digest(r.spec.identity()) for r in plan(path, scale=scale).runs)
+            digests = sorted(_run_digest(r.spec.identity()) for r in plan(path, scale=scale, warn=False).runs)
             got = {"runs": len(digests), "digest": hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]}
             assert got == want, f"{name} at {scale} scale plans other runs than recorded"
 

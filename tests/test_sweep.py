@@ -162,12 +162,62 @@ def test_load_summaries_and_flows(tmp_path):
     assert one.num_rows == 150
 
 
+def test_load_takes_only_the_current_plan(tmp_path):
+    """Issue 15 item 3: a sweep rerun with other settings into the same directory, then
+    dcsim.load, returned both generations, and the docs' pivot_table averaged 150-flow and
+    300-flow runs together. Only the current plan's runs are loaded now, with a warning and a
+    count of the others; all_runs=True loads everything."""
+    spec = write(tmp_path, SMALL + '[sweep]\n"workload.load" = [0.3, 0.6]\n')
+    out = tmp_path / "out"
+    assert sweep.run_sweep(sweep.plan(spec), out, jobs=2, progress=False).ok
+    again = sweep.run_sweep(sweep.plan(spec, {"workload.flows": 300}), out, jobs=2, progress=False)
+    assert again.ok and again.other_runs == 2
+    with pytest.warns(dcsim.StaleRunsWarning, match="2 complete run.* not in the sweep's current plan"):
+        df = dcsim.load(out)
+    assert sorted(df["flows_total"]) == [300, 300]
+    assert df.attrs == {"stale_runs_skipped": 2, "planned_runs_missing": 0}
+    table = df.pivot_table(index="workload.load", values="flows_total")
+    assert list(table["flows_total"]) == [300, 300]
+    with pytest.warns(dcsim.StaleRunsWarning):
+        flows = dcsim.load(out, flows=True).to_table(columns=["run"])
+    assert flows.num_rows == 2 * 300 and set(flows.column("run").to_pylist()) == set(df["run"])
+    everything = dcsim.load(out, all_runs=True)
+    assert sorted(everything["flows_total"]) == [150, 150, 300, 300]
+    assert everything.attrs["stale_runs_skipped"] == 0
+
+
+def test_load_shows_the_plans_own_axes(tmp_path):
+    """Issue 15 item 3: a run shared by two sweeps shows the axes of the sweep loaded, not
+    those of the sweep that ran it first (its params.json)."""
+    out = tmp_path / "out"
+    by_load = write(tmp_path, SMALL + '[sweep]\n"workload.load" = [0.3, 0.5]\n', "a.toml")
+    assert sweep.run_sweep(sweep.plan(by_load), out, jobs=1, progress=False).ok
+    by_seed = write(tmp_path, SMALL + "[sweep]\nseed = [1, 2]\n", "b.toml")
+    rep = sweep.run_sweep(sweep.plan(by_seed), out, jobs=1, progress=False)
+    assert rep.skipped == 1  # seed 1 at load 0.5 is the first sweep's run
+    with pytest.warns(dcsim.StaleRunsWarning):
+        df = dcsim.load(out)
+    assert sorted(df["seed"]) == [1, 2] and "workload.load" not in df.columns
+
+
+def test_sweep_says_when_its_directory_holds_other_runs(tmp_path):
+    """Issue 15 item 3: `dcsim sweep` says that runs of an earlier plan stay beside the new ones
+    and that dcsim.load leaves them out."""
+    spec = write(tmp_path, SMALL + '[sweep]\n"workload.load" = [0.3, 0.6]\n')
+    out = tmp_path / "out"
+    for flows in (150, 300):
+        cmd = ["sweep", str(spec), "--out", str(out), "-q", "--set", f"workload.flows={flows}"]
+        p = subprocess.run([sys.executable, "-m", "dcsim", *cmd], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    assert "also holds 2 run(s) of earlier plans" in p.stdout and "all_runs=True" in p.stdout
+
+
 def test_failure_is_isolated_and_reported(tmp_path):
     cdf = tmp_path / "cdf.txt"
-    cdf.write_text("1 1 0\n10 1 0.5\n20 1 1\n")
+    cdf.write_text("# unit: packets\n1 1 0\n10 1 0.5\n20 1 1\n")
     spec = write(tmp_path, SMALL + f'[sweep]\n"workload.flow_sizes" = ["websearch", "{cdf}"]\nseed = [1, 2]\n')
     p = sweep.plan(spec)
-    cdf.write_text("1 1 0\n10 1 0.9\n20 1 0.5\n")  # the file goes bad between planning and running
+    cdf.write_text("# unit: packets\n1 1 0\n10 1 0.9\n20 1 0.5\n")  # the file goes bad between planning and running
     out = tmp_path / "out"
     rep = sweep.run_sweep(p, out, jobs=2, progress=False)
     assert len(rep.completed) == 2 and len(rep.failed) == 2
@@ -255,8 +305,9 @@ def test_resume_after_a_worker_is_killed(tmp_path):
     while victim is None and time.time() < deadline:
         for f in pids.glob("*.pid"):
             h = f.stem
-            if not (out / "runs" / h / "summary.json").exists():
-                victim = (h, int(f.read_text()))
+            pid = f.read_text()
+            if pid and not (out / "runs" / h / "summary.json").exists():  # empty: being written
+                victim = (h, int(pid))
                 break
         time.sleep(0.01)
     assert victim, "no worker started"

@@ -6,19 +6,26 @@
 """
 
 from ._dcsim import __version__, build_profile
-from .api import run
-from .result import Result, format_summary
-from .spec import ResolvedSpec, SpecError, resolve
-from .sweep import load
+from .api import ProgressCallback, run
+from .optional import MissingExtraError
+from .result import Result, format_summary, read_metadata
+from .spec import ResolvedSpec, SpecError, UnusedField, UnusedFieldWarning, resolve
+from .sweep import StaleRunsWarning, load
 
 __all__ = [
     "__version__",
     "build_profile",
     "run",
+    "ProgressCallback",
     "resolve",
     "Result",
     "ResolvedSpec",
     "SpecError",
+    "UnusedField",
+    "UnusedFieldWarning",
+    "MissingExtraError",
     "format_summary",
+    "read_metadata",
     "load",
+    "StaleRunsWarning",
 ]

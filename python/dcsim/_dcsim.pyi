@@ -4,6 +4,7 @@ from typing import Callable
 
 __all__ = [
     "resolve_spec",
+    "resolve_spec_with_unused",
     "run_spec",
     "version",
     "spec_schema",
@@ -17,13 +18,24 @@ __all__ = [
 ]
 
 __version__: str
+"""dcsim's version (SemVer), set once in Cargo.toml's `[workspace.package]`; the Python
+package's metadata carries the same (see CHANGELOG.md)."""
 build_profile: str
+"""How the core was built: `release` for a normal install, `debug` for a build with debug
+assertions (slower; the invariants checked as it runs)."""
 
 class InvalidSpec(ValueError):
     """A spec the simulator cannot run. ``args`` is ``(message, field_path, detail)``."""
 
 def resolve_spec(spec_json: str) -> tuple[str, str]:
     """Resolve a spec (JSON text); returns ``(resolved_toml, resolved_json)``."""
+
+def resolve_spec_with_unused(
+    spec_json: str,
+) -> tuple[str, str, list[tuple[str, str, str]], list[tuple[str, str, str]]]:
+    """Resolve a spec (JSON text); returns ``(resolved_toml, resolved_json, unused_fields,
+    unused_sections)``: the fields the spec sets that the run does not read and the tables
+    that do not apply to it, each ``(field, value as written, reason)``."""
 
 def run_spec(
     spec_json: str, progress: Callable[[dict[str, float]], object] | None = None

@@ -1,29 +1,37 @@
 """The ``dcsim`` command line.
 
-    dcsim run SPEC.toml [--set key=value ...] [--out DIR] [--seed N] [--quiet]
-    dcsim validate SPEC.toml [--set key=value ...]
-    dcsim show SPEC.toml [--set key=value ...]
-    dcsim sweep SPEC.toml [--out DIR] [--jobs N | --ray [ADDRESS]] [--scale NAME] [--fail-fast] [--dry-run]
+    dcsim run SPEC.toml [--set key=value ...] [--out DIR] [--seed N] [--quiet] [--strict]
+    dcsim validate SPEC.toml [--set key=value ...] [--strict]
+    dcsim show SPEC.toml [--set key=value ...] [--strict]
+    dcsim sweep SPEC.toml [--out DIR] [--jobs N | --ray [ADDRESS]] [--scale NAME] [--fail-fast] [--dry-run] [--strict]
     dcsim reproduce NAME|--all|--list [--scale quick|paper] [--jobs N | --ray [ADDRESS]] [--out DIR]
     dcsim gallery [--results DIR] [--docs DIR] [--scale quick|paper] [--refresh]
+    dcsim completion bash|zsh|tcsh
 
 A user mistake (bad spec, missing file, bad override) prints ``error: ...`` and exits with
-status 2 before anything runs; never a traceback.
+status 2 before anything runs; never a traceback. So does a missing optional dependency,
+with the ``pip install 'dcsim[EXTRA]'`` that installs it. A field the spec sets that has no
+effect on the run prints ``warning: ...`` (``--strict``: an error).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+import shtab
+
 from . import __version__
+from .optional import MissingExtraError
 from .progress import ProgressBar
 from .result import format_summary
-from .spec import SpecError, parse_value
+from .spec import ResolvedSpec, SpecError, UnusedFieldWarning, parse_value
 
 EXIT_USAGE = 2
 
@@ -47,6 +55,37 @@ def _overrides(pairs: Sequence[str], seed: int | None) -> dict[str, Any]:
     return out
 
 
+#: Shell completion (shtab) by argument name: spec files, folders, and reproduction names, which
+#: the completion asks ``dcsim reproduce --list`` for when one is being typed. For zsh the spec
+#: pattern is given without shtab's parentheses, which make zsh drop the subcommand's options.
+_COMPLETE_BY_DEST = {
+    "spec": {**shtab.glob("*.toml"), "zsh": "_files -g '*.toml'"},
+    "out": shtab.DIRECTORY,
+    "results": shtab.DIRECTORY,
+    "docs": shtab.DIRECTORY,
+    "name": shtab.cmd("dcsim reproduce --list 2>/dev/null | cut -d ' ' -f 1"),
+}
+COMPLETION_SHELLS = ("bash", "zsh")
+
+
+def _tag_completions(parser: argparse.ArgumentParser) -> None:
+    """Marks each argument of `parser` and its subcommands named in ``_COMPLETE_BY_DEST`` with
+    its completion (the attribute shtab reads)."""
+    for action in parser._actions:
+        if action.dest in _COMPLETE_BY_DEST:
+            action.complete = _COMPLETE_BY_DEST[action.dest]  # type: ignore[attr-defined]
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                _tag_completions(sub)
+
+
+def completion_script(shell: str) -> str:
+    """The completion script of the ``dcsim`` command for `shell` (one of COMPLETION_SHELLS)."""
+    parser = build_parser()
+    _tag_completions(parser)
+    return shtab.complete(parser, shell=shell)
+
+
 def _add_spec_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("spec", help="run spec (TOML)")
     p.add_argument(
@@ -58,6 +97,11 @@ def _add_spec_args(p: argparse.ArgumentParser) -> None:
         help="override a spec field, e.g. --set workload.load=0.7 (repeatable)",
     )
     p.add_argument("--seed", type=int, default=None, help="override the seed")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse (exit 2) a spec that sets fields with no effect on the run, instead of warning",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -66,8 +110,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p = sub.add_parser("run", help="run one simulation and print its summary")
     _add_spec_args(p)
-    p.add_argument("--out", default=None, help="run directory (default: runs/<spec name>)")
-    p.add_argument("--force", action="store_true", help="replace a complete run already in the run directory")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="run directory (default: runs/<name>, the spec's `name`, else the spec file's name)",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace another run already in the run directory (the same spec is replaced without it)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary table")
     p = sub.add_parser("validate", help="check a spec without running it")
     _add_spec_args(p)
@@ -77,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sweep", help="run every combination of a sweep spec's axes (resumable)")
     _add_spec_args(p)
     _add_exec_args(p)
-    p.add_argument("--out", default=None, help="sweep directory (default: sweeps/<spec name>)")
+    p.add_argument("--out", default=None, help="sweep directory (default: sweeps/<spec file name>)")
     p.add_argument("--scale", default=None, help="apply the spec's [scales.NAME] overrides")
     p.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
     p.add_argument("--dry-run", action="store_true", help="list the runs and exit")
@@ -126,6 +178,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("schema", help="print the JSON Schema of a run spec (for editor completion and validation)")
 
+    p = sub.add_parser(
+        "completion",
+        help="print the shell completion script",
+        description=(
+            'Print the completion script for SHELL. bash: add `eval "$(dcsim completion bash)"` to ~/.bashrc; '
+            "zsh: `dcsim completion zsh > ~/.zfunc/_dcsim` with ~/.zfunc in $fpath before compinit."
+        ),
+    )
+    p.add_argument("shell", choices=COMPLETION_SHELLS)
+
     p = sub.add_parser("gallery", help="collect reproduced figures into docs/figures.md")
     p.add_argument("--results", default="results")
     p.add_argument("--docs", default="docs")
@@ -163,11 +225,18 @@ def _add_exec_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def default_run_dir(spec_path: str, spec: ResolvedSpec) -> Path:
+    """``runs/<name>`` for a spec with a ``name`` (characters other than letters, digits,
+    ``.``, ``_`` and ``-`` made ``-``), else ``runs/<spec file name without .toml>``."""
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", str(spec.tree.get("name", ""))).strip(".-")
+    return Path("runs") / (name or Path(spec_path).stem)
+
+
 def _sweep_cmd(args) -> int:
     from . import sweep as sweep_mod
 
     overrides = _overrides(args.sets, args.seed)
-    p = sweep_mod.plan(args.spec, overrides, scale=args.scale)
+    p = sweep_mod.plan(args.spec, overrides, scale=args.scale, strict=args.strict)
     if args.dry_run:
         for r in p.runs:
             print(r.hash, " ".join(f"{k}={v}" for k, v in r.params.items()))
@@ -188,6 +257,11 @@ def _sweep_cmd(args) -> int:
         f"{report.total} runs: {report.skipped} already done, {len(report.completed)} run now, "
         f"{len(report.failed)} failed{retried}, {report.wall_seconds:.1f} s  ->  {out}/"
     )
+    if report.other_runs:
+        print(
+            f"{out}/runs/ also holds {report.other_runs} run(s) of earlier plans of this sweep directory: "
+            "dcsim.load leaves them out (all_runs=True loads them)"
+        )
     by_hash = {r.hash: r for r in p.runs}
     for h, err in report.failed.items():
         last = err.strip().splitlines()[-1] if err.strip() else "(no message)"
@@ -233,8 +307,29 @@ def _reproduce_cmd(args) -> int:
     return 0
 
 
+def _print_unused_field_warnings() -> None:
+    """Shows each :class:`UnusedFieldWarning` as one ``warning: ...`` line on stderr (inside
+    a ``warnings.catch_warnings()`` block, which restores the defaults)."""
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, UnusedFieldWarning):
+            print(f"warning: {message}", file=sys.stderr)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    warnings.simplefilter("always", UnusedFieldWarning)
+    warnings.showwarning = show
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        _print_unused_field_warnings()
+        return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
     from . import api
     from . import spec as spec_mod
 
@@ -274,6 +369,9 @@ def main(argv: list[str] | None = None) -> int:
             section = "pias" if pias else "pfabric"
             print(f"spec: [{section}] queues = {args.queues}, thresholds = [{', '.join(str(round(x)) for x in t)}]")
             return 0
+        if args.command == "completion":
+            print(completion_script(args.shell), end="")
+            return 0
         if args.command == "schema":
             from . import _dcsim
 
@@ -286,19 +384,26 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         overrides = _overrides(args.sets, args.seed)
         if args.command == "validate":
-            spec_mod.resolve(args.spec, overrides)
-            print(f"{args.spec}: ok")
+            from . import sweep as sweep_mod
+
+            if sweep_mod.is_sweep_spec(args.spec):  # every run of it, its axes, zip and filter
+                n = len(sweep_mod.plan(args.spec, overrides, strict=args.strict).runs)
+                print(f"{args.spec}: ok (a sweep of {n} runs)")
+            else:
+                spec_mod.resolve(args.spec, overrides, strict=args.strict)
+                print(f"{args.spec}: ok")
             return 0
         if args.command == "show":
-            print(spec_mod.resolve(args.spec, overrides).toml, end="")
+            print(spec_mod.resolve(args.spec, overrides, strict=args.strict).annotated_toml(), end="")
             return 0
-        out = args.out or str(Path("runs") / Path(args.spec).stem)
-        bar = ProgressBar(enabled=False if args.quiet else None)
+        resolved = spec_mod.resolve(args.spec, overrides, strict=args.strict)
+        out = args.out or str(default_run_dir(args.spec, resolved))
+        bar = ProgressBar(Path(out).name, spec=resolved, enabled=False if args.quiet else None)
         try:
-            result = api.run(args.spec, out=out, progress=bar, overrides=overrides, force=args.force)
+            result = api.run(resolved, out=out, progress=bar, force=args.force)
         finally:
             bar.close()
-    except SpecError as e:
+    except (SpecError, MissingExtraError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

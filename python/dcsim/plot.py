@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from .optional import require
+
 #: Colour and marker per series name (protocols and the ideal reference), by the display names
 #: of :mod:`dcsim.experiments_support.schemes`.
 SERIES: dict[str, tuple[str, str | None]] = {
@@ -42,11 +44,11 @@ SERIES: dict[str, tuple[str, str | None]] = {
 
 
 def pyplot():
-    """matplotlib.pyplot with the headless backend and the shared style applied."""
-    import matplotlib
-
+    """matplotlib.pyplot with the headless backend and the shared style applied (a
+    :class:`dcsim.optional.MissingExtraError` naming ``dcsim[plot]`` without matplotlib)."""
+    matplotlib = require("matplotlib", "plotting")
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", "plotting")
 
     plt.rcParams.update(
         {
@@ -95,9 +97,7 @@ def save(fig, path: Path) -> None:
     """Saves a small PNG (and closes the figure)."""
     fig.tight_layout()
     fig.savefig(path, format="png")
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
+    require("matplotlib.pyplot", "plotting").close(fig)
 
 
 def legend_once(axes: Iterable) -> None:

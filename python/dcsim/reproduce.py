@@ -27,31 +27,45 @@ Helpers shared by one paper's figures live in :mod:`dcsim.experiments_support`.
 from __future__ import annotations
 
 import csv
+import importlib.resources
 import importlib.util
 import inspect
 import math
 import os
 import shutil
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .sweep import load, plan, run_sweep
+from .optional import require
+from .spec import SpecError
+from .sweep import StaleRunsWarning, load, plan, run_sweep
 
 
 def experiments_dir() -> Path:
-    """The experiments folder: ``$DCSIM_EXPERIMENTS``, or ``experiments/`` next to the package
-    source (the repository checkout)."""
+    """The experiments folder: ``$DCSIM_EXPERIMENTS`` when set, else the one shipped with the
+    package, ``dcsim/experiments/`` (in a repository checkout a link to ``experiments/``,
+    resolved so that paths name the real folder; in an installed wheel or sdist, a copy).
+    Either missing is a :class:`SpecError` naming what was looked for."""
     env = os.environ.get("DCSIM_EXPERIMENTS")
     if env:
+        if not Path(env).is_dir():
+            raise SpecError(
+                f"DCSIM_EXPERIMENTS={env!r} is not a folder; unset it to use the experiments shipped with dcsim",
+                "DCSIM_EXPERIMENTS",
+            )
         return Path(env)
-    here = Path(__file__).resolve()
-    for parent in here.parents:
-        if (parent / "experiments").is_dir():
-            return parent / "experiments"
-    raise FileNotFoundError("cannot find the experiments/ folder; set DCSIM_EXPERIMENTS")
+    shipped = Path(str(importlib.resources.files("dcsim") / "experiments"))
+    if not shipped.is_dir():
+        raise SpecError(
+            f"dcsim's experiments are missing from this installation ({shipped}); reinstall dcsim, or set "
+            "DCSIM_EXPERIMENTS to an experiments/ folder such as a dcsim checkout's",
+            "DCSIM_EXPERIMENTS",
+        )
+    return shipped.resolve()
 
 
 def folders() -> dict[str, Path]:
@@ -167,7 +181,9 @@ def reproduce(
     ray_address: str | None = None,
     progress: bool | None = None,
 ) -> dict[str, Path]:
-    """Runs experiment `name` at `scale` and writes figure.png, data.csv, comparison.md."""
+    """Runs experiment `name` at `scale` and writes figure.png, data.csv, comparison.md.
+    Needs matplotlib (``dcsim[plot]``): checked before anything is simulated."""
+    require("matplotlib", f"dcsim reproduce {name} (its figure)")
     mod = module(name)
     out = Path(out_root) / name / scale
     out.mkdir(parents=True, exist_ok=True)
@@ -177,17 +193,24 @@ def reproduce(
     spec_path = sweep_path(name)
     runs = None
     if spec_path is not None:
-        p = plan(spec_path, scale=scale)
+        # No unused-field warnings: figures share setting files (PASE's sets `[pfabric]` for
+        # the figures that run pFabric), so a figure's sweep may leave part of one unused.
+        p = plan(spec_path, scale=scale, warn=False)
         report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
         if not report.ok:
             failed = "\n".join(
                 f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items()
             )
             raise RuntimeError(f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}")
-        runs = load(store)
-        runs = runs[runs["run"].isin({r.hash for r in p.runs})]
-    wants_store = len(inspect.signature(mod.data).parameters) >= 2
-    data = mod.data(runs, store) if wants_store else mod.data(runs)
+    # The store is shared by every reproduction, so it always holds runs of other plans: load
+    # (here and in a figure's data) takes the runs of this plan, the store's sweep.json, and
+    # the warning about the others would tell nothing new.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", StaleRunsWarning)
+        if spec_path is not None:
+            runs = load(store)
+        wants_store = len(inspect.signature(mod.data).parameters) >= 2
+        data = mod.data(runs, store) if wants_store else mod.data(runs)
     data.to_csv(out / "data.csv", index=False, float_format="%.6g")
     mod.plot(data, out / "figure.png")
     (out / "comparison.md").write_text(comparison(name, data, scale, mod))

@@ -6,6 +6,10 @@ spec) and ``log.txt``, and the recordings the spec's ``[output]`` asked for:
 file is written to a temporary name and renamed into place, and ``summary.json`` is written
 last: a directory with a ``summary.json`` is complete, one without it is not (a killed run
 never looks finished).
+
+``summary.json`` (under ``"metadata"``), ``flows.parquet`` and the recordings (as Parquet
+key-value metadata) each say what produced them: the dcsim version, the seed and the resolved
+spec, so a file copied away still does; :func:`read_metadata` reads either.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import os
 import shutil
 import tempfile
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Callable
 
@@ -22,7 +27,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .spec import SpecError
+from . import _dcsim
+from .spec import ResolvedSpec, SpecError, flatten
 
 _NONE_U64 = np.uint64(2**64 - 1)
 _NONE_U32 = np.uint32(2**32 - 1)
@@ -58,6 +64,70 @@ def columns_to_arrow(raw: dict[str, tuple]) -> pa.Table:
             "request": request,
         }
     )
+
+
+#: The key of ``summary.json`` that holds :func:`run_metadata`.
+SUMMARY_METADATA_KEY = "metadata"
+#: Parquet key-value metadata: ``flows.parquet``'s key for each entry of :func:`run_metadata`.
+PARQUET_METADATA_KEYS = {"dcsim_version": b"dcsim.version", "seed": b"dcsim.seed", "spec": b"dcsim.spec"}
+
+
+def run_metadata(spec_tree: Mapping[str, Any]) -> dict[str, Any]:
+    """What produced a run of the resolved spec ``spec_tree``: ``dcsim_version``, ``seed`` and
+    ``spec`` (the resolved spec as a dict, every default filled in)."""
+    return {"dcsim_version": _dcsim.__version__, "seed": spec_tree["seed"], "spec": dict(spec_tree)}
+
+
+def with_metadata(table: pa.Table, metadata: Mapping[str, Any]) -> pa.Table:
+    """``table`` carrying :func:`run_metadata` as its schema's key-value metadata (written to
+    Parquet with it): ``dcsim.version``, ``dcsim.seed`` and ``dcsim.spec`` (JSON)."""
+    keys = PARQUET_METADATA_KEYS
+    entries = {
+        keys["dcsim_version"]: str(metadata["dcsim_version"]).encode(),
+        keys["seed"]: str(metadata["seed"]).encode(),
+        keys["spec"]: json.dumps(metadata["spec"], sort_keys=True).encode(),
+    }
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), **entries})
+
+
+def _metadata_of_schema(schema: pa.Schema) -> dict[str, Any] | None:
+    """:func:`run_metadata` as :func:`with_metadata` stored it in ``schema``, if it did."""
+    stored = schema.metadata or {}
+    keys = PARQUET_METADATA_KEYS
+    if not all(k in stored for k in keys.values()):
+        return None
+    return {
+        "dcsim_version": stored[keys["dcsim_version"]].decode(),
+        "seed": int(stored[keys["seed"]]),
+        "spec": json.loads(stored[keys["spec"]]),
+    }
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
+    """What produced a run's results: a dict with ``dcsim_version``, ``seed`` and ``spec`` (the
+    resolved spec as a dict). ``path`` is a run directory, its ``summary.json`` or its
+    ``flows.parquet`` (also copied elsewhere under another name).
+
+    Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for one that does not
+    carry them (written by a dcsim that did not record them, or not by dcsim)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "summary.json" if (path / "summary.json").exists() else path / "flows.parquet"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    if path.suffix == ".json":
+        try:
+            found = json.loads(path.read_text()).get(SUMMARY_METADATA_KEY)
+        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as e:
+            raise ValueError(f"{path} is not a dcsim summary.json: {e}") from None
+    else:
+        try:
+            found = _metadata_of_schema(pq.read_schema(path))
+        except pa.ArrowException as e:
+            raise ValueError(f"{path} is neither a summary.json nor a Parquet file: {e}") from None
+    if found is None:
+        raise ValueError(f"{path} does not say what produced it (no dcsim version, seed and spec in it)")
+    return dict(found)
 
 
 #: Names of the hop kinds, by the core's code (``HopKind::ALL``).
@@ -188,10 +258,66 @@ def _stale(path: Path) -> bool:
     return False
 
 
-def check_out(out: str | os.PathLike, force: bool = False) -> None:
+#: The line of ``log.txt`` that records the run's spec hash (:meth:`ResolvedSpec.hash`).
+SPEC_HASH_LINE = "spec hash "
+
+
+def stored_spec_hash(out: str | os.PathLike) -> str | None:
+    """The spec hash a complete run directory records in its ``log.txt``, or None."""
+    try:
+        log = (Path(out) / "log.txt").read_text(errors="replace")
+    except OSError:
+        return None
+    for line in log.splitlines():
+        if line.startswith(SPEC_HASH_LINE):
+            return line[len(SPEC_HASH_LINE) :].strip()
+    return None
+
+
+def holds_same_run(out: str | os.PathLike, spec: ResolvedSpec) -> bool:
+    """True if `out` holds a complete run of this very spec with this dcsim version (the
+    hash covers both): running it again gives the same results, so it may be replaced."""
+    try:
+        complete = (Path(out) / "summary.json").exists()
+    except OSError:
+        return False  # an impossible path: check_out says why
+    return complete and stored_spec_hash(out) == spec.hash()
+
+
+def _spec_differences(out: Path, spec: ResolvedSpec, limit: int = 3) -> str:
+    """What sets the run in `out` apart from `spec`: ``workload.flows = 600 there, 1200
+    here; …``."""
+    from .spec import tomllib
+
+    try:
+        there = flatten(tomllib.loads((out / "spec.toml").read_text()))
+    except (OSError, ValueError):
+        return ""
+    here = flatten(spec.tree)
+    keys = sorted(k for k in there.keys() | here.keys() if there.get(k) != here.get(k))
+    if not keys:
+        return " (the same spec, run by another dcsim version)"
+    shown = [f"{k} = {_toml_value(there.get(k))} there, {_toml_value(here.get(k))} here" for k in keys[:limit]]
+    more = f" and {len(keys) - limit} more" if len(keys) > limit else ""
+    return f" ({'; '.join(shown)}{more})"
+
+
+def _toml_value(v: Any) -> str:
+    """A spec value as TOML writes it (``"dctcp"``, ``true``, ``0.6``)."""
+    if v is None:
+        return "(unset)"
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def check_out(out: str | os.PathLike, force: bool = False, spec: ResolvedSpec | None = None) -> None:
     """Checks, before a run, that its directory can be written: not a file, not a folder of
     other files, not a complete run unless ``force``, and its parent writable. Clears what a
-    killed writer left beside it."""
+    killed writer left beside it. With the run's ``spec``, the refusal says how the run
+    already there differs and suggests a directory of its own."""
     out = Path(out)
     try:
         if out.exists() and not out.is_dir():
@@ -199,7 +325,13 @@ def check_out(out: str | os.PathLike, force: bool = False) -> None:
         if out.is_dir():
             names = {n for n in os.listdir(out) if not n.startswith(".")}
             if "summary.json" in names and not force:
-                raise OutputError(f"{out} already holds a complete run; pass --force (force=True) to replace it")
+                if spec is None:
+                    raise OutputError(f"{out} already holds a complete run; pass --force (force=True) to replace it")
+                mine = out.with_name(f"{out.name}-{spec.hash()[:8]}")
+                raise OutputError(
+                    f"{out} already holds another run{_spec_differences(out, spec)}; keep both with "
+                    f"--out {mine} (out=...), or replace it with --force (force=True)"
+                )
             foreign = sorted(names - _RUN_FILES)
             if foreign:
                 raise OutputError(
@@ -219,12 +351,24 @@ def check_out(out: str | os.PathLike, force: bool = False) -> None:
 
 
 class Result:
-    """The outcome of one run.
+    """The outcome of one run, as [`run`][dcsim.run] returns it or
+    [`Result.read`][dcsim.Result.read] loads it from a run directory.
 
-    ``summary`` is a dict (the content of ``summary.json``); ``flows`` is a pandas DataFrame
-    with one row per flow; ``table`` is the same as an Arrow table. The recordings the spec's
-    ``[output]`` asked for are DataFrames too: ``timeseries``, ``ports`` (port samples) and
-    ``packets`` (the per-packet trace); ``recordings`` holds them as Arrow tables.
+    Attributes:
+        summary: The content of `summary.json`: flow counts, slowdown and FCT statistics
+            overall and per size bin (`summary["bins"]["0-100KB"]["p99_slowdown"]`), throughput,
+            drops, event counts. Every field is described in `docs/metrics.md`.
+        table: The per-flow records as a `pyarrow.Table`, one row per flow (columns in
+            `docs/metrics.md`: `id`, `src`, `dst`, `size_bytes`, `start_us`, `fct_us`,
+            `slowdown`, ...).
+        spec_toml: The fully resolved spec that produced this result, as TOML text.
+        out_dir: The run directory the result was written to or read from, else `None`.
+        metadata: What produced the run (dcsim version, seed, resolved spec; see
+            [`read_metadata`][dcsim.read_metadata]); `table` carries it too, as
+            `flows.parquet` does. `summary` leaves it out.
+        recordings: The recordings the spec's `[output]` asked for, as `pyarrow.Table`s by
+            name (`timeseries`, `ports`, `packets`; see `docs/metrics.md`); the properties of
+            the same names give them as DataFrames.
     """
 
     def __init__(
@@ -233,17 +377,27 @@ class Result:
         table: pa.Table,
         spec_toml: str,
         out_dir: Path | None = None,
+        metadata: Mapping[str, Any] | None = None,
         recordings: dict[str, pa.Table] | None = None,
     ) -> None:
         self.summary = summary
-        self.table = table
+        self.table = with_metadata(table, metadata) if metadata is not None else table
         self.spec_toml = spec_toml
         self.out_dir = out_dir
-        self.recordings = dict(recordings or {})
+        self.recordings = {
+            name: with_metadata(t, metadata) if metadata is not None else t for name, t in (recordings or {}).items()
+        }
         self._flows = None
 
     @property
+    def metadata(self) -> dict[str, Any] | None:
+        """``dcsim_version``, ``seed`` and ``spec`` (the resolved spec as a dict) of the run, or
+        None for results saved by a dcsim that did not record them."""
+        return _metadata_of_schema(self.table.schema)
+
+    @property
     def flows(self):  # -> pandas.DataFrame
+        """The per-flow records as a pandas DataFrame (converted from `table` once, then kept)."""
         if self._flows is None:
             self._flows = self.table.to_pandas()
         return self._flows
@@ -283,6 +437,7 @@ class Result:
         return self._recording("packets", "set output.packet_trace = true")
 
     def to_arrow(self) -> pa.Table:
+        """The per-flow records as a `pyarrow.Table` (the same object as `table`)."""
         return self.table
 
     def __repr__(self) -> str:
@@ -310,7 +465,7 @@ class Result:
                 atomic_write_parquet(staging / f"{name}.parquet", recorded)
             atomic_write_bytes(staging / "spec.toml", self.spec_toml.encode())
             atomic_write_bytes(staging / "log.txt", log.encode())
-            summary = (json.dumps(self.summary, indent=2, sort_keys=True) + "\n").encode()
+            summary = (json.dumps(self._summary_with_metadata(), indent=2, sort_keys=True) + "\n").encode()
             atomic_write_bytes(staging / "summary.json", summary)
             if out.exists():
                 os.rename(out, old)
@@ -324,20 +479,28 @@ class Result:
         self.out_dir = out
         return out
 
+    def _summary_with_metadata(self) -> dict[str, Any]:
+        """The content of ``summary.json``: the summary and, under ``metadata``, what produced it."""
+        metadata = self.metadata
+        return self.summary if metadata is None else {**self.summary, SUMMARY_METADATA_KEY: metadata}
+
     @classmethod
     def read(cls, out_dir: str | os.PathLike) -> Result:
-        """Loads a complete run directory."""
+        """Loads a complete run directory (one with a `summary.json`), as `dcsim run` or
+        [`run`][dcsim.run] with `out` wrote it. Raises `FileNotFoundError` for any other."""
         out = Path(out_dir)
         summary_path = out / "summary.json"
         if not summary_path.exists():
             raise FileNotFoundError(f"{out} is not a complete run directory (no summary.json)")
         summary = json.loads(summary_path.read_text())
+        summary.pop(SUMMARY_METADATA_KEY, None)  # the table carries it too
         recorded = {n: pq.read_table(out / f"{n}.parquet") for n in RECORDINGS if (out / f"{n}.parquet").exists()}
-        return cls(summary, pq.read_table(out / "flows.parquet"), (out / "spec.toml").read_text(), out, recorded)
+        flows = pq.read_table(out / "flows.parquet")
+        return cls(summary, flows, (out / "spec.toml").read_text(), out, recordings=recorded)
 
 
 def format_summary(summary: dict[str, Any]) -> str:
-    """The summary as a plain-text table."""
+    """A run's summary (`Result.summary`) as the plain-text table `dcsim run` prints."""
     s = summary
     lines = [
         f"flows completed   {s['flows_completed']} / {s['flows_total']}"

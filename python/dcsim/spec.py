@@ -10,7 +10,9 @@ import json
 import math
 import os
 import sys
-from collections.abc import Mapping
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, Union
 
@@ -28,11 +30,55 @@ _KEYWORDS = {"websearch", "datamining", "imc10", "bimodal", "all-to-all", "permu
 
 
 class SpecError(ValueError):
-    """A spec cannot be run. ``field`` is the dotted path of the offending key (or the file)."""
+    """A spec cannot be run, or a run cannot be written where it was asked to go: raised by
+    [`resolve`][dcsim.resolve], [`run`][dcsim.run], sweeps and the CLI before anything is
+    simulated. The message names the field, the value and what is allowed
+    (``workload.load = 1.5: must be in (0, 1)``); the CLI prints it as `error: ...` and exits
+    with status 2.
+
+    Attributes:
+        field: The dotted path of the offending key (`workload.load`), or the file or option
+            at fault (`out` for a run directory that cannot be written).
+    """
 
     def __init__(self, message: str, field: str = "") -> None:
         super().__init__(message)
         self.field = field
+
+
+@dataclass(frozen=True)
+class UnusedField:
+    """A field a spec sets that has no effect on its run (or a table that does not apply to
+    it: then ``value`` is empty). ``reason`` says why, as the resolver knows it."""
+
+    field: str
+    value: str
+    reason: str
+
+    def message(self) -> str:
+        return f"`{self.field}` = {self.value} is set but has no effect on this run: {self.reason}"
+
+
+class UnusedFieldWarning(UserWarning):
+    """A spec sets a field that has no effect on the run: ``unused`` says which and why.
+    ``strict=True`` (``--strict`` on the command line) makes it a :class:`SpecError`."""
+
+    def __init__(self, unused: UnusedField, message: str | None = None) -> None:
+        super().__init__(message or unused.message())
+        self.unused = unused
+
+
+def report_unused(unused: Sequence[UnusedField], messages: Sequence[str], *, strict: bool, warn: bool) -> None:
+    """Refuses (``strict``) or warns about fields set without effect; `messages` says each."""
+    if not unused:
+        return
+    if strict:
+        listed = "".join(f"\n  {m}" for m in messages)
+        what = f"strict: the spec sets {len(unused)} field(s) without effect (remove them, or drop strict to warn)"
+        raise SpecError(f"{what}:{listed}", unused[0].field)
+    if warn:
+        for u, m in zip(unused, messages):
+            warnings.warn(UnusedFieldWarning(u, m), stacklevel=3)
 
 
 def parse_value(text: str) -> Any:
@@ -187,8 +233,8 @@ def _absolutize_file_paths(tree: dict[str, Any], directory: Path) -> None:
 
 def _absolute(v: Any, base: Path | None, trace: bool) -> Any:
     """`v` (or each string in a list, at any depth) as an absolute path if it names a file
-    relative to `base` (or is a trace's .csv path), else unchanged (keywords, numbers,
-    absolute paths)."""
+    relative to `base` (or is a trace's .csv or .parquet path), else unchanged (keywords,
+    numbers, absolute paths, tables)."""
     if isinstance(v, list):
         return [_absolute(x, base, trace) for x in v]
     if isinstance(v, str) and v.lower() not in _KEYWORDS:
@@ -199,8 +245,11 @@ def _absolute(v: Any, base: Path | None, trace: bool) -> Any:
                 exists = candidate.exists()
             except OSError:  # a name too long to be a file (the core then says what it is not)
                 exists = False
-            if exists or trace and v.endswith(".csv"):
-                return str(candidate.resolve())
+            if exists or trace and v.endswith((".csv", ".parquet")):
+                try:
+                    return str(candidate.resolve())
+                except (OSError, ValueError):  # not a usable path (a NUL in it): the core says so
+                    return v
     return v
 
 
@@ -230,23 +279,39 @@ def _absolutize(tree: dict[str, Any], base: Path | None) -> None:
         wl["tenants"] = _absolute(wl["tenants"], base, False)
 
 
+#: Tables only ``dcsim sweep`` (:func:`dcsim.sweep.plan`) reads: a spec holding one is a sweep.
+SWEEP_TABLES = ("sweep", "scales")
+
+
 def build_tree(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The spec tree with overrides applied and paths made absolute (not yet resolved)."""
+    """The spec tree with overrides applied and paths made absolute (not yet resolved). A
+    sweep spec is refused: it is many runs (:func:`dcsim.sweep.plan` expands it)."""
     tree, base = load_tree(spec)
-    tree.pop("sweep", None)  # sweep axes and scales are expanded by dcsim.sweep, not by the core
-    tree.pop("scales", None)
+    for table in SWEEP_TABLES:
+        if table in tree:
+            what = os.fspath(spec) if isinstance(spec, (str, os.PathLike)) and base is not None else "this"
+            raise SpecError(
+                f"{what} is a sweep spec (it has a [{table}] table, its own or its base's), which describes "
+                "many runs: run it with `dcsim sweep` (`--dry-run` lists the runs) or `dcsim.sweep.plan`",
+                table,
+            )
     for key, value in (overrides or {}).items():
         set_path(tree, key, value)
     _absolutize(tree, base)
+    from .trace import convert_in_tree  # imports pyarrow: only when building a run's tree
+
+    convert_in_tree(tree)
     return tree
 
 
 def _raise_invalid(e: Exception) -> NoReturn:
     """Raises the core's InvalidSpec(message, field) as a SpecError."""
+    from .trace import name_originals
+
     args: tuple[Any, ...] = tuple(getattr(e, "args", ()))
     message = args[0] if args else str(e)
     field = args[1] if len(args) > 1 else ""
-    raise SpecError(str(message), str(field)) from None
+    raise SpecError(name_originals(str(message)), str(field)) from None
 
 
 # Fields added after run stores existed, with their defaults. A run's identity leaves each
@@ -276,19 +341,52 @@ ADDED_FIELDS: dict[str, Any] = {
 
 
 class ResolvedSpec:
-    """A validated spec with every default filled in."""
+    """A validated spec with every default filled in, as [`resolve`][dcsim.resolve] returns it.
 
-    def __init__(self, toml_text: str, tree: dict[str, Any]) -> None:
+    Attributes:
+        toml: The resolved spec as TOML text (what `dcsim show` prints and a run directory's
+            `spec.toml` holds).
+        tree: The resolved spec as nested dicts.
+        unused: The fields the spec sets (in its file, its `base` files or the overrides, even
+            at their default value) that have no effect on the run, with why
+            ([`UnusedField`][dcsim.UnusedField]).
+        unused_sections: The tables that do not apply to the run (other protocols' sections,
+            `workload.bimodal` without bimodal sizes), which `annotated_toml` marks.
+    """
+
+    def __init__(
+        self,
+        toml_text: str,
+        tree: dict[str, Any],
+        unused: Sequence[UnusedField] = (),
+        unused_sections: Sequence[UnusedField] = (),
+    ) -> None:
         self.toml = toml_text
         self.tree = tree
+        self.unused = list(unused)
+        self.unused_sections = list(unused_sections)
+
+    def annotated_toml(self) -> str:
+        """:attr:`toml` with each table that does not apply to the run marked on its header
+        line (what ``dcsim show`` prints)."""
+        why = {u.field: u.reason for u in self.unused_sections}
+        lines = []
+        for line in self.toml.splitlines():
+            header = line.strip()
+            if header.startswith("[") and header.strip("[]") in why:
+                line = f"{line}  # not used by this run: {why[header.strip('[]')]}"
+            lines.append(line)
+        return "\n".join(lines) + "\n"
 
     @property
     def json(self) -> str:
+        """The resolved spec as canonical JSON text (sorted keys)."""
         return json.dumps(self.tree, sort_keys=True)
 
     def identity(self) -> dict[str, Any]:
-        """The resolved spec as a run's identity sees it: fields in :data:`ADDED_FIELDS` left
-        out while at their defaults."""
+        """The resolved spec as a run's identity sees it: fields added after a run store
+        was written (`ADDED_FIELDS`) left out while at their defaults, so older runs keep their
+        hashes."""
         tree = copy.deepcopy(self.tree)
         for dotted, default in ADDED_FIELDS.items():
             *parents, leaf = dotted.split(".")
@@ -302,7 +400,8 @@ class ResolvedSpec:
         return tree
 
     def hash(self) -> str:
-        """A stable identity: SHA-256 of :meth:`identity` and the dcsim version."""
+        """A stable identity: SHA-256 of [`identity`][dcsim.ResolvedSpec.identity] and the
+        dcsim version."""
         h = hashlib.sha256()
         h.update(_dcsim.__version__.encode())
         h.update(b"\0")
@@ -310,21 +409,46 @@ class ResolvedSpec:
         return h.hexdigest()[:16]
 
     def get(self, dotted: str) -> Any:
+        """The value at a dotted path: `spec.get("workload.load")`."""
         cur: Any = self.tree
         for part in dotted.split("."):
             cur = cur[part]
         return cur
 
 
-def resolve(spec: SpecLike, overrides: Mapping[str, Any] | None = None) -> ResolvedSpec:
-    """Validates ``spec`` (a TOML path, TOML text or a dict) with ``overrides`` applied.
+def resolve(
+    spec: SpecLike, overrides: Mapping[str, Any] | None = None, *, strict: bool = False, warn: bool = True
+) -> ResolvedSpec:
+    """Validates `spec` (a TOML path, TOML text or a dict) with `overrides` applied
+    (`{"workload.load": 0.7}`), and returns it with every default filled in, without running it.
 
-    Raises :class:`SpecError` naming the field, the value and what is allowed.
+    Raises [`SpecError`][dcsim.SpecError] naming the field, the value and what is allowed. A
+    field the spec sets that has no effect on the run (listed in `ResolvedSpec.unused`) gives an
+    [`UnusedFieldWarning`][dcsim.UnusedFieldWarning] (none with `warn=False`), or with
+    `strict=True` a `SpecError`.
     """
     tree = build_tree(spec, overrides)
     check_values(tree)  # overrides and dicts too: NaN would reach the core as invalid JSON
     try:
-        toml_text, json_text = _dcsim.resolve_spec(json.dumps(tree))
+        toml_text, json_text, unused, sections = _dcsim.resolve_spec_with_unused(json.dumps(tree))
     except _dcsim.InvalidSpec as e:
         _raise_invalid(e)
-    return ResolvedSpec(toml_text, json.loads(json_text))
+    resolved = ResolvedSpec(
+        toml_text,
+        json.loads(json_text),
+        [UnusedField(*u) for u in unused],
+        [UnusedField(*u) for u in sections],
+    )
+    report_unused(resolved.unused, [u.message() for u in resolved.unused], strict=strict, warn=warn)
+    return resolved
+
+
+def flatten(tree: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` as ``{"a.b": 1}``: nested tables as dotted keys."""
+    flat: dict[str, Any] = {}
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            flat.update(flatten(v, f"{prefix}{k}."))
+        else:
+            flat[f"{prefix}{k}"] = v
+    return flat

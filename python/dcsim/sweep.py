@@ -34,13 +34,27 @@ import sys
 import time
 import traceback
 import uuid
+import warnings
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from . import _dcsim
-from .spec import ResolvedSpec, SpecError, SpecLike, load_tree, resolve, set_path
+from .optional import require
+from .progress import RunEnd, SweepProgress
+from .spec import (
+    SWEEP_TABLES,
+    ResolvedSpec,
+    SpecError,
+    SpecLike,
+    UnusedField,
+    flatten,
+    load_tree,
+    report_unused,
+    resolve,
+    set_path,
+)
 
 _RESERVED = {"zip", "filter"}
 
@@ -74,6 +88,9 @@ class Report:
     retried: dict[str, int] = field(default_factory=dict)
     wall_seconds: float = 0.0
     interrupted: bool = False
+    #: Complete runs in the directory that are not in this plan (an earlier sweep's, with
+    #: other settings): :func:`load` leaves them out.
+    other_runs: int = 0
 
     @property
     def ok(self) -> bool:
@@ -108,6 +125,14 @@ def _axis_values(name: str, raw: Any) -> list[Any]:
         if not isinstance(step, (int, float)) or not math.isfinite(step) or step <= 0:
             raise SpecError(f"sweep axis `{name}`: step must be a positive number, got {step!r}", f"sweep.{name}")
         n = int((stop - start) / step + 1e-9) + 1 if stop >= start else 0
+        last = start + (n - 1) * step
+        if n > 0 and abs(last - stop) > 1e-9 * max(1.0, abs(stop)):
+            # A range includes both ends: one whose stop is not on a step silently drops it.
+            raise SpecError(
+                f"sweep axis `{name}`: range {r!r} with step {step!r} does not end on {stop!r} (its last value "
+                f"would be {round(last, 12)!r}): make stop - start a multiple of step, or list the values",
+                f"sweep.{name}",
+            )
         if n > MAX_AXIS_POINTS:
             raise SpecError(
                 f"sweep axis `{name}`: {n} values, more than the {MAX_AXIS_POINTS} a sweep axis may have",
@@ -132,8 +157,27 @@ def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def plan(spec: SpecLike, overrides: Mapping[str, Any] | None = None, scale: str | None = None) -> Plan:
-    """Expands a sweep spec into runs and validates every one before anything runs."""
+def is_sweep_spec(spec: SpecLike) -> bool:
+    """Whether `spec` is a sweep spec (has a ``[sweep]`` or ``[scales]`` table)."""
+    tree, _ = load_tree(spec)
+    return any(table in tree for table in SWEEP_TABLES)
+
+
+def plan(
+    spec: SpecLike,
+    overrides: Mapping[str, Any] | None = None,
+    scale: str | None = None,
+    *,
+    strict: bool = False,
+    warn: bool = True,
+) -> Plan:
+    """Expands a sweep spec into runs and validates every one before anything runs.
+
+    A field the spec sets (or an axis) that has no effect on any of the runs gives one
+    :class:`~dcsim.spec.UnusedFieldWarning` for the whole sweep (none with ``warn=False``), or
+    with ``strict=True`` a :class:`SpecError`. A field some runs do not read but others do (a
+    ``[pfabric]`` section in a sweep over protocols) is not reported: the sweep uses it.
+    """
     tree, base = load_tree(spec)
     sweep = tree.pop("sweep", {}) or {}
     scales = tree.pop("scales", {}) or {}
@@ -190,7 +234,7 @@ def plan(spec: SpecLike, overrides: Mapping[str, Any] | None = None, scale: str 
         merged = dict(overrides or {})
         merged.update(params)
         try:
-            resolved = resolve(run_tree, merged)
+            resolved = resolve(run_tree, merged, warn=False)
         except SpecError as e:
             raise SpecError(f"run {params}: {e}", e.field) from None
         h = resolved.hash()
@@ -200,7 +244,25 @@ def plan(spec: SpecLike, overrides: Mapping[str, Any] | None = None, scale: str 
         runs.append(PlannedRun(h, params, resolved))
     if not runs:
         raise SpecError("the sweep expands to no runs (check `sweep.filter`)", "sweep.filter")
+    unused, messages = _unused_in_every_run(runs, axes)
+    report_unused(unused, messages, strict=strict, warn=warn)
     return Plan(axes, runs, base)
+
+
+def _unused_in_every_run(runs: list[PlannedRun], axes: Mapping[str, Any]) -> tuple[list[UnusedField], list[str]]:
+    """The fields no run of the sweep reads, in the first run's order, each with a message
+    for the whole sweep."""
+    by_run = [{u.field: u for u in r.spec.unused} for r in runs]
+    unused, messages = [], []
+    for u in runs[0].spec.unused:
+        if not all(u.field in fields for fields in by_run):
+            continue
+        reasons = {fields[u.field].reason for fields in by_run}
+        what = f"sweep axis `{u.field}`" if u.field in axes else f"`{u.field}` = {u.value}"
+        why = u.reason if len(reasons) == 1 else f"in its first run, {u.reason}"
+        unused.append(u)
+        messages.append(f"{what} is set but has no effect on any of the sweep's {len(runs)} runs: {why}")
+    return unused, messages
 
 
 def _leaves(tree: Mapping[str, Any], prefix: str = ""):
@@ -253,7 +315,9 @@ def _publish(staging: Path, final: Path) -> bool:
         raise
 
 
-def execute_to_bytes(spec_json: str) -> tuple[str, dict[str, bytes], str, str]:
+def execute_to_bytes(
+    spec_json: str, progress: Callable[[dict[str, float]], Any] | None = None
+) -> tuple[str, dict[str, bytes], str, str]:
     """Runs a resolved spec and returns (summary_json, {parquet file name: bytes}, spec_toml,
     log): everything a run directory holds (``flows.parquet`` and the recordings), for
     executors whose workers cannot write the driver's disk (Ray)."""
@@ -261,21 +325,31 @@ def execute_to_bytes(spec_json: str) -> tuple[str, dict[str, bytes], str, str]:
 
     import pyarrow.parquet as pq
 
-    from .result import columns_to_arrow, format_summary, recordings_to_arrow
+    from .result import (
+        SUMMARY_METADATA_KEY,
+        columns_to_arrow,
+        format_summary,
+        recordings_to_arrow,
+        run_metadata,
+        with_metadata,
+    )
 
     t0 = time.monotonic()
-    summary_json, raw, recorded = _dcsim.run_spec(spec_json, None)
+    summary_json, raw, recorded = _dcsim.run_spec(spec_json, progress)
+    toml_text, resolved_json = _dcsim.resolve_spec(spec_json)
+    metadata = run_metadata(json.loads(resolved_json))
     tables = {"flows": columns_to_arrow(raw), **recordings_to_arrow(recorded)}
     parquet: dict[str, bytes] = {}
     for name, table in tables.items():
         buf = io.BytesIO()
-        pq.write_table(table, buf, compression="zstd")
+        pq.write_table(with_metadata(table, metadata), buf, compression="zstd")
         parquet[f"{name}.parquet"] = buf.getvalue()
-    toml_text, _ = _dcsim.resolve_spec(spec_json)
+    summary = json.loads(summary_json)
     log = (
         f"dcsim {_dcsim.__version__} worker pid {os.getpid()}\nwall {time.monotonic() - t0:.3f} s\n\n"
-        + format_summary(json.loads(summary_json))
+        + format_summary(summary)
     )
+    summary_json = json.dumps({**summary, SUMMARY_METADATA_KEY: metadata})
     return summary_json, parquet, toml_text, log + "\n"
 
 
@@ -324,53 +398,84 @@ def _worker_init(driver_pid: int) -> None:
         os._exit(1)
 
 
+_MARKER_SUFFIX = ".started"
+
+
 def _started_marker(out: Path, h: str) -> Path:
-    """Exists while run `h` is being worked on by a pool worker."""
-    return out / "runs" / ".staging" / f"{h}.started"
+    """Exists while run `h` is being worked on by a pool worker, and holds the run's latest
+    progress report (JSON; empty before the first)."""
+    return out / "runs" / ".staging" / f"{h}{_MARKER_SUFFIX}"
 
 
-def _local_task(out: str, h: str, params: dict[str, Any], spec_json: str) -> tuple[str, str | None]:
-    """Worker-process body: run, write, publish. Returns (hash, error text or None)."""
+#: Seconds between two progress reports a worker writes for the driver's display.
+REPORT_EVERY_S = 1.0
+
+
+class _ProgressFile:
+    """A worker's progress callback: writes the latest report into the run's started marker
+    (a temporary file renamed over it, so the driver never reads half a report), at most once
+    every :data:`REPORT_EVERY_S`. A file, not a queue: a worker killed mid-write corrupts
+    nothing another process reads."""
+
+    def __init__(self, marker: Path, clock: Callable[[], float] = time.monotonic) -> None:
+        self.marker = marker
+        self.clock = clock
+        self.last = -math.inf
+
+    def __call__(self, report: dict[str, float]) -> bool:
+        now = self.clock()
+        if now - self.last < REPORT_EVERY_S:
+            return True
+        self.last = now
+        tmp = self.marker.with_name(self.marker.name + ".tmp")
+        try:
+            tmp.write_text(json.dumps(report))
+            os.replace(tmp, self.marker)
+        except OSError:
+            pass  # the display misses a report; the run itself must not fail for it
+        return True
+
+
+def _local_task(out: str, h: str, params: dict[str, Any], spec_json: str) -> tuple[str, str | None, float]:
+    """Worker-process body: run, write, publish. Returns (hash, error text or None, wall
+    seconds)."""
+    t0 = time.monotonic()
     try:
         marker = _started_marker(Path(out), h)
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.touch()
         if os.environ.get("DCSIM_SWEEP_PIDFILE_DIR"):  # test hook: lets a test find and kill this worker
             Path(os.environ["DCSIM_SWEEP_PIDFILE_DIR"], f"{h}.pid").write_text(str(os.getpid()))
-        summary_json, parquet, spec_toml, log = execute_to_bytes(spec_json)
+        summary_json, parquet, spec_toml, log = execute_to_bytes(spec_json, _ProgressFile(marker))
         write_run(Path(out), h, params, summary_json, parquet, spec_toml, log)
         marker.unlink(missing_ok=True)
-        return h, None
+        return h, None, time.monotonic() - t0
     except BaseException:  # noqa: BLE001 — isolate every failure to its run
-        return h, traceback.format_exc()
+        return h, traceback.format_exc(), time.monotonic() - t0
 
 
-class _Progress:
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.enabled = total, enabled
-        self.t0 = time.monotonic()
-        self.done = self.failed = self.running = 0
-        self.durations: list[float] = []
+def _run_label(r: PlannedRun) -> str:
+    return " ".join([r.hash[:8]] + [f"{_short(k)}={v}" for k, v in r.params.items()])
 
-    def draw(self) -> None:
-        if not self.enabled:
-            return
-        finished = self.done + self.failed
-        frac = finished / max(self.total, 1)
-        width = 24
-        bar = "#" * int(frac * width) + "-" * (width - int(frac * width))
-        elapsed = time.monotonic() - self.t0
-        eta = elapsed / finished * (self.total - finished) if finished else float("nan")
-        eta_s = f"{eta:5.0f}s" if eta == eta else "    ?"
-        sys.stderr.write(
-            f"\r[{bar}] {finished}/{self.total} runs  done {self.done}  running {self.running}  "
-            f"failed {self.failed}  elapsed {elapsed:5.0f}s  ETA {eta_s} "
-        )
-        sys.stderr.flush()
 
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
+def _read_progress(out: Path, bar: SweepProgress, runs: Mapping[str, PlannedRun]) -> None:
+    """Feeds the display what the local workers report: a run is running while its started
+    marker exists, and the marker holds its latest progress report."""
+    try:
+        entries = list(os.scandir(out / "runs" / ".staging"))
+    except FileNotFoundError:
+        return
+    for entry in entries:
+        h = entry.name[: -len(_MARKER_SUFFIX)]
+        if not entry.name.endswith(_MARKER_SUFFIX) or h not in runs:
+            continue
+        bar.run_started(h, _run_label(runs[h]), RunEnd.of(runs[h].spec))
+        try:
+            text = Path(entry.path).read_text()
+            if text:
+                bar.run_report(h, json.loads(text))
+        except (OSError, ValueError):
+            pass  # gone (the run just ended) or not yet written
 
 
 def _write_manifest(out: Path, p: Plan) -> None:
@@ -453,15 +558,22 @@ def _run_locked(p, out, jobs, ray_address, use_ray, fail_fast, progress, max_att
         shutil.rmtree(staging, ignore_errors=True)  # leftovers of a killed sweep (we hold the lock)
     shutil.rmtree(out / "failed", ignore_errors=True)
     todo = [r for r in p.runs if not is_complete(out, r.hash)]
-    report = Report(total=len(p.runs), skipped=len(p.runs) - len(todo))
-    bar = _Progress(len(p.runs), sys.stderr.isatty() if progress is None else progress)
-    bar.done = report.skipped
+    planned = {r.hash for r in p.runs}
+    report = Report(
+        total=len(p.runs),
+        skipped=len(p.runs) - len(todo),
+        other_runs=sum(d.name not in planned for d in complete_runs(out)),
+    )
+    jobs = jobs or os.cpu_count() or 1
+    bar = SweepProgress(
+        len(p.runs), min(jobs, max(len(todo), 1)), already_done=report.skipped, enabled=progress is not False
+    )
     t0 = time.monotonic()
     try:
         if use_ray:
             _run_ray(todo, out, ray_address, report, bar, fail_fast, on_event)
         else:
-            _run_local(todo, out, jobs or os.cpu_count() or 1, report, bar, fail_fast, max_attempts, on_event)
+            _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event)
     except KeyboardInterrupt:
         report.interrupted = True
     finally:
@@ -485,33 +597,31 @@ def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) 
             for r in pending:
                 futures[pool.submit(_local_task, str(out), r.hash, r.params, r.spec.json)] = r
             pending = []
-            bar.running = min(jobs, len(futures))
-            bar.draw()
+            bar.tick()
             not_done = set(futures)
             while not_done:
                 done, not_done = cf.wait(not_done, timeout=0.5, return_when=cf.FIRST_COMPLETED)
                 for f in done:
                     r = futures[f]
                     try:
-                        h, err = f.result()
+                        h, err, wall = f.result()
                     except cf.process.BrokenProcessPool:
                         broken = True
                         continue
+                    bar.run_finished(h, err is None, wall)
                     if err is None:
                         report.completed.append(h)
-                        bar.done += 1
                         if on_event:
                             on_event("done", h)
                     else:
                         report.failed[h] = err
                         _record_failure(out, r, err)
-                        bar.failed += 1
                         if on_event:
                             on_event("failed", h)
                         if fail_fast:
                             raise _FailFast()
-                bar.running = min(jobs, len(not_done))
-                bar.draw()
+                _read_progress(out, bar, by_hash)
+                bar.tick()
                 if broken:
                     break
         except _FailFast:
@@ -539,15 +649,16 @@ def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) 
                 if r.hash in report.completed or r.hash in report.failed or is_complete(out, r.hash):
                     if is_complete(out, r.hash) and r.hash not in report.completed:
                         report.completed.append(r.hash)
-                        bar.done += 1
+                        bar.run_finished(r.hash, True)
                     continue
                 if attempts.get(r.hash, 0) >= max_attempts:
                     err = f"the worker process died {attempts[r.hash]} times running this run"
                     report.failed[r.hash] = err
                     _record_failure(out, r, err)
-                    bar.failed += 1
+                    bar.run_finished(r.hash, False)
                 else:
                     report.retried[r.hash] = attempts.get(r.hash, 0)
+                    bar.run_requeued(r.hash)
                     pending.append(by_hash[r.hash])
             if on_event:
                 on_event("pool-restarted", ",".join(x.hash for x in pending))
@@ -569,16 +680,16 @@ def _kill_pool(pool: cf.ProcessPoolExecutor) -> None:
 
 
 def _run_ray(todo, out, address, report, bar, fail_fast, on_event) -> None:
-    try:
-        import ray
-    except ImportError:
-        raise SpecError("--ray needs Ray: pip install 'dcsim[ray]' (or pip install ray)", "--ray") from None
+    ray = require("ray", "--ray")
     if not ray.is_initialized():
         ray.init(address=address or None, include_dashboard=False, log_to_driver=False)
     remote = ray.remote(max_retries=3, retry_exceptions=False)(_ray_task)
     refs = {remote.remote(r.spec.json, r.hash): r for r in todo}
-    bar.running = min(len(refs), int(ray.available_resources().get("CPU", 1)) or 1)
-    bar.draw()
+    # Ray tasks report no progress of their own: the display counts them as running.
+    cpus = int(ray.available_resources().get("CPU", 1)) or 1
+    bar.jobs = cpus
+    bar.unreported_running = min(len(refs), cpus)
+    bar.tick()
     waiting = list(refs)
     while waiting:
         ready, waiting = ray.wait(waiting, num_returns=1, timeout=0.5)
@@ -588,20 +699,20 @@ def _run_ray(todo, out, address, report, bar, fail_fast, on_event) -> None:
                 summary_json, parquet, spec_toml, log = ray.get(ref)
                 write_run(out, r.hash, r.params, summary_json, parquet, spec_toml, log)
                 report.completed.append(r.hash)
-                bar.done += 1
+                bar.run_finished(r.hash, True)
                 if on_event:
                     on_event("done", r.hash)
             except Exception as e:  # noqa: BLE001 — isolate the failure to its run
                 err = "".join(traceback.format_exception(type(e), e, e.__traceback__))
                 report.failed[r.hash] = err
                 _record_failure(out, r, err)
-                bar.failed += 1
+                bar.run_finished(r.hash, False)
                 if fail_fast:
                     for other in waiting:
                         ray.cancel(other, force=True)
                     return
-        bar.running = min(len(waiting), bar.running)
-        bar.draw()
+        bar.unreported_running = min(len(waiting), cpus)
+        bar.tick()
 
 
 def _ray_task(spec_json: str, h: str):
@@ -615,16 +726,6 @@ def _ray_task(spec_json: str, h: str):
 # ---------------------------------------------------------------------------------------
 
 
-def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out.update(_flatten(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
-    return out
-
-
 def complete_runs(out: os.PathLike) -> list[Path]:
     runs = Path(out) / "runs"
     if not runs.is_dir():
@@ -632,27 +733,77 @@ def complete_runs(out: os.PathLike) -> list[Path]:
     return sorted(d for d in runs.iterdir() if not d.name.startswith(".") and (d / "summary.json").exists())
 
 
-def load(out: os.PathLike, flows: bool = False):
+class StaleRunsWarning(UserWarning):
+    """:func:`load` left out complete runs that are not in the sweep's current plan."""
+
+
+@dataclass
+class _Selection:
+    """The run directories :func:`load` reads, with the parameters to show for each."""
+
+    dirs: list[Path]
+    params: dict[str, dict[str, Any]]
+    stale: int = 0
+    missing: int = 0
+
+
+def _select(out: Path, all_runs: bool) -> _Selection:
+    """The runs of the sweep's current plan (``sweep.json``), or every complete run with
+    ``all_runs`` or without a plan (a directory of runs not made by ``dcsim sweep``)."""
+    dirs = complete_runs(out)
+    manifest = out / "sweep.json"
+    if all_runs or not manifest.exists():
+        return _Selection(dirs, {})
+    try:
+        planned = {r["hash"]: r["params"] for r in json.loads(manifest.read_text())["runs"]}
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(
+            f"{manifest} is not a sweep plan ({e}); dcsim.load({str(out)!r}, all_runs=True) loads every run"
+        ) from None
+    current = [d for d in dirs if d.name in planned]
+    stale = len(dirs) - len(current)
+    if stale:
+        warnings.warn(
+            f"{out}: {stale} complete run(s) not in the sweep's current plan (sweep.json, {len(planned)} runs) "
+            f"left out; dcsim.load({str(out)!r}, all_runs=True) loads them too",
+            StaleRunsWarning,
+            stacklevel=3,
+        )
+    return _Selection(current, {d.name: planned[d.name] for d in current}, stale, len(planned) - len(current))
+
+
+def load(out: os.PathLike, flows: bool = False, *, all_runs: bool = False):
     """Results of a sweep (or of any directory of runs).
 
-    ``flows=False``: a pandas DataFrame with one row per complete run: ``run`` (the hash), the
-    swept parameters (their dotted names), and every summary field (nested ones flattened,
-    e.g. ``bins.0-100KB.p99_slowdown``).
+    Only the runs of the sweep's current plan: the runs of the last ``dcsim sweep`` into
+    `out` (its ``sweep.json``). Runs left in ``runs/`` by an earlier sweep with other
+    settings are left out with a :class:`StaleRunsWarning` saying how many, and the
+    DataFrame's ``attrs["stale_runs_skipped"]`` counts them (``attrs["planned_runs_missing"]``
+    counts the planned runs not complete: failed or not run yet). ``all_runs=True`` loads
+    every complete run instead, as does a directory without ``sweep.json``.
 
-    ``flows=True``: a ``pyarrow.dataset.Dataset`` over every run's ``flows.parquet`` with an
+    ``flows=False``: a pandas DataFrame with one row per complete run: ``run`` (the hash), the
+    swept parameters (their dotted names, as the plan gives them), and every summary field
+    (nested ones flattened, e.g. ``bins.0-100KB.p99_slowdown``).
+
+    ``flows=True``: a ``pyarrow.dataset.Dataset`` over those runs' ``flows.parquet`` with an
     extra ``run`` column; nothing is read until you ask, e.g.
     ``load(out, flows=True).to_table(columns=["run", "slowdown"], filter=...)``. Join with
     ``load(out)`` on ``run`` for the parameters.
     """
     import pandas as pd
 
-    dirs = complete_runs(out)
+    from .result import SUMMARY_METADATA_KEY
+
+    chosen = _select(Path(out), all_runs)
+    dirs = chosen.dirs
     if flows:
         import pyarrow as pa
         import pyarrow.dataset as ds
 
         if not dirs:
-            raise FileNotFoundError(f"no complete runs under {out}")
+            stale = f" ({chosen.stale} of earlier plans: all_runs=True loads them)" if chosen.stale else ""
+            raise FileNotFoundError(f"no complete runs under {out}{stale}")
         return ds.dataset(
             [str(d / "flows.parquet") for d in dirs],
             format="parquet",
@@ -663,8 +814,17 @@ def load(out: os.PathLike, flows: bool = False):
     for d in dirs:
         row: dict[str, Any] = {"run": d.name}
         params_path = d / "params.json"
-        if params_path.exists():
+        if d.name in chosen.params:
+            # The plan's own axes: a run shared with another sweep keeps, in params.json, the
+            # axes of the sweep that ran it first.
+            row.update(chosen.params[d.name])
+        elif params_path.exists():
             row.update(json.loads(params_path.read_text()))
-        row.update(_flatten(json.loads((d / "summary.json").read_text())))
+        summary = json.loads((d / "summary.json").read_text())
+        summary.pop(SUMMARY_METADATA_KEY, None)  # what produced the run: dcsim.read_metadata(run dir)
+        row.update(flatten(summary))
         rows.append(row)
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    frame.attrs["stale_runs_skipped"] = chosen.stale
+    frame.attrs["planned_runs_missing"] = chosen.missing
+    return frame

@@ -68,6 +68,30 @@ fn resolve_spec(spec_json: &str) -> PyResult<(String, String)> {
     Ok((spec.to_toml_string(), spec.to_json_string()))
 }
 
+/// `(field, value, reason)` triples for Python.
+type UnusedList = Vec<(String, String, String)>;
+
+fn unused_list(list: Vec<dcsim::spec::Unused>) -> UnusedList {
+    list.into_iter().map(|u| (u.field, u.value, u.reason)).collect()
+}
+
+/// Resolves a spec given as JSON text and says what it sets without effect. Returns
+/// `(resolved_toml, resolved_json, unused_fields, unused_sections)`: the fields the spec sets
+/// that the run does not read, and the tables that do not apply to the run, each as
+/// `(field, value as written, reason)` (a table's value is empty).
+#[pyfunction]
+fn resolve_spec_with_unused(spec_json: &str) -> PyResult<(String, String, UnusedList, UnusedList)> {
+    let tree: serde_json::Value = serde_json::from_str(spec_json)
+        .map_err(|e| CoreError::Spec(SpecError::new("<json>", e.to_string())))?;
+    let spec = Spec::resolve(&tree).map_err(CoreError::from)?;
+    Ok((
+        spec.to_toml_string(),
+        spec.to_json_string(),
+        unused_list(spec.unused_fields(&tree)),
+        unused_list(spec.unused_sections()),
+    ))
+}
+
 fn column<'py, T: Copy>(
     py: Python<'py>,
     v: &[T],
@@ -196,8 +220,9 @@ fn recordings<'py>(py: Python<'py>, out: &RunOutput, spec: &Spec) -> PyResult<Bo
 /// Runs a spec given as JSON text.
 ///
 /// `progress`, if given, is called about five times a second with a dict (`sim_time_us`,
-/// `flows_done`, `flows_total`, `events`, `wall_seconds`); if it returns `False` the run stops
-/// with `KeyboardInterrupt`. Signals (Ctrl-C) are checked at the same points.
+/// `flows_done`, `flows_started`, `flows_total`, `packets_arrived`, `packets_injected`,
+/// `events`, `wall_seconds`); if it returns `False` the run stops with `KeyboardInterrupt`.
+/// Signals (Ctrl-C) are checked at the same points.
 ///
 /// Returns `(summary_json, columns, recordings)` where `columns` maps a flow column's name to
 /// `(numpy dtype string, bytes)` and `recordings` maps a recording's name (`timeseries`,
@@ -224,6 +249,9 @@ fn run_spec<'py>(
                 let ok = (|| -> PyResult<bool> {
                     d.set_item("sim_time_us", p.sim_time.as_us_f64())?;
                     d.set_item("flows_done", p.flows_done)?;
+                    d.set_item("flows_started", p.flows_started)?;
+                    d.set_item("packets_arrived", p.packets_arrived)?;
+                    d.set_item("packets_injected", p.packets_injected)?;
                     d.set_item("flows_total", p.flows_total)?;
                     d.set_item("events", p.events)?;
                     d.set_item("wall_seconds", p.wall_seconds)?;
@@ -367,6 +395,7 @@ fn named_workloads() -> Vec<&'static str> {
 #[pymodule]
 fn _dcsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve_spec_with_unused, m)?)?;
     m.add_function(wrap_pyfunction!(run_spec, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(spec_schema, m)?)?;

@@ -1,5 +1,9 @@
-//! Empirical flow-size CDFs in packets (the papers' files), sampled three ways. A leaf: it
-//! knows nothing of the spec.
+//! Empirical flow-size CDFs (the papers' files, in packets, or files of sizes in bytes),
+//! sampled three ways. A leaf: it knows nothing of the spec.
+//!
+//! A CDF file declares the unit of its sizes in a comment line, `# unit: packets` (packets of
+//! 1460 B payload, as the papers' files and the shipped ones) or `# unit: bytes`: a file in
+//! bytes read as packets would give flows 1460 times too large, without a word.
 
 crate::choice! {
     /// How a CDF is sampled (the pFabric ns-2 scripts and the pHost authors' simulator differ).
@@ -14,30 +18,97 @@ crate::choice! {
     }
 }
 
+use crate::choice::Choice;
+use crate::units::{MAX_FLOW_BYTES, MSS_BYTES};
+
 const WEBSEARCH: &str = include_str!("../../../workloads/CDF_dctcp.txt");
 const DATAMINING: &str = include_str!("../../../workloads/CDF_datamining.txt");
 const IMC10: &str = include_str!("../../../workloads/CDF_aditya.txt");
 
-/// An empirical CDF over flow sizes in packets of 1460 B payload.
+crate::choice! {
+    /// The unit of a CDF file's sizes, declared by a `# unit: <name>` line.
+    pub enum CdfUnit {
+        /// Packets of 1460 B payload (the papers' files and the shipped CDFs).
+        Packets = "packets",
+        /// Bytes.
+        Bytes = "bytes",
+    }
+}
+
+impl CdfUnit {
+    /// Bytes per unit.
+    pub fn bytes(self) -> u64 {
+        match self {
+            CdfUnit::Packets => MSS_BYTES as u64,
+            CdfUnit::Bytes => 1,
+        }
+    }
+}
+
+/// The largest size a CDF in packets may reach: 1,000,000 packets (1.46 GB). The shipped CDFs
+/// reach 666,667 (data mining); a file of byte counts read as packets goes far beyond.
+pub const MAX_CDF_PACKETS: f64 = 1_000_000.0;
+
+/// An empirical CDF over flow sizes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cdf {
-    /// (size in packets, cumulative probability), non-decreasing in both.
+    /// (size in `unit`s, cumulative probability), non-decreasing in both.
     pub points: Vec<(f64, f64)>,
+    /// The unit of the sizes.
+    pub unit: CdfUnit,
+}
+
+/// The unit a `# unit: <name>` comment declares (`None`: the comment is something else).
+fn declared_unit(comment: &str, at: &str) -> Option<Result<CdfUnit, String>> {
+    let (key, name) = comment.split_once(':')?;
+    if !key.trim().eq_ignore_ascii_case("unit") {
+        return None;
+    }
+    let name = name.trim();
+    Some(
+        CdfUnit::OPTIONS
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, u)| *u)
+            .ok_or_else(|| {
+                format!(
+                    "{at}: unit \"{name}\" is not one of \"packets\" (of 1460 B payload) or \"bytes\""
+                )
+            }),
+    )
 }
 
 impl Cdf {
-    /// Parses the papers' format: one `size [ignored] cdf` row per line; blank lines and
-    /// `#` comments are skipped. `origin` names the file in errors.
-    pub fn parse(text: &str, origin: &str) -> Result<Cdf, String> {
+    /// Parses the papers' format: one `size [ignored] cdf` row per line, blank lines and `#`
+    /// comments skipped, and a `# unit: packets` or `# unit: bytes` line, required unless
+    /// `known` gives the unit (the shipped files, kept byte for byte as published): the unit
+    /// cannot be told from the numbers. Sizes in packets above [`MAX_CDF_PACKETS`] are
+    /// rejected as implausible. `origin` names the file in errors.
+    pub fn parse(text: &str, origin: &str, known: Option<CdfUnit>) -> Result<Cdf, String> {
         let mut points: Vec<(f64, f64)> = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            let line = line.split('#').next().unwrap_or("").trim();
+        let mut unit: Option<CdfUnit> = known;
+        // The largest size and its line, checked against the unit once it is known.
+        let mut largest: (f64, String) = (0.0, String::new());
+        for (i, raw) in text.lines().enumerate() {
+            let at = format!("{origin}, line {}", i + 1);
+            let (line, comment) = raw.split_once('#').unwrap_or((raw, ""));
+            if let Some(declared) = declared_unit(comment, &at) {
+                let declared = declared?;
+                if unit.is_some_and(|u| u != declared) {
+                    return Err(format!(
+                        "{at}: unit \"{}\" contradicts the unit already known, \"{}\"",
+                        declared.name(),
+                        unit.map_or("", CdfUnit::name)
+                    ));
+                }
+                unit = Some(declared);
+            }
+            let line = line.trim();
             if line.is_empty() {
                 continue;
             }
             let nums: Result<Vec<f64>, _> =
                 line.split_whitespace().map(str::parse::<f64>).collect();
-            let at = format!("{origin}, line {}", i + 1);
             let nums = nums.map_err(|_| format!("{at}: \"{line}\" is not numbers"))?;
             let (size, p) = match nums.as_slice() {
                 [s, p] | [s, _, p] => (*s, *p),
@@ -48,11 +119,11 @@ impl Cdf {
                     ))
                 }
             };
-            let max_pkts = (crate::units::MAX_FLOW_BYTES / crate::units::MSS_BYTES as u64) as f64;
-            if !(size > 0.0 && size <= max_pkts) {
-                return Err(format!(
-                    "{at}: size {size} must be a positive number of 1460-byte packets, at most {max_pkts} (1 TB)"
-                ));
+            if !(size > 0.0 && size.is_finite()) {
+                return Err(format!("{at}: size {size} must be a positive number"));
+            }
+            if size > largest.0 {
+                largest = (size, at.clone());
             }
             if !(0.0..=1.0).contains(&p) || p.is_nan() {
                 return Err(format!("{at}: probability {p} is outside [0, 1]"));
@@ -67,18 +138,39 @@ impl Cdf {
             }
             points.push((size, p));
         }
+        let unit = unit.ok_or_else(|| {
+            format!(
+                "{origin}: the file does not say in which unit its sizes are: add a line `# unit: packets` (packets of 1460 B payload, as in the papers' CDF files and dcsim's workloads/*.txt) or `# unit: bytes`"
+            )
+        })?;
+        let (size, at) = largest;
+        match unit {
+            CdfUnit::Packets if size > MAX_CDF_PACKETS => {
+                return Err(format!(
+                    "{at}: {size} packets ({:.1} GB) is implausible for packets of 1460 B (at most {MAX_CDF_PACKETS}; the largest shipped CDF reaches 666,667): if the sizes are bytes, declare `# unit: bytes`",
+                    size * MSS_BYTES as f64 / 1e9
+                ))
+            }
+            CdfUnit::Bytes if size > MAX_FLOW_BYTES as f64 => {
+                return Err(format!(
+                    "{at}: {size} bytes is above the largest flow dcsim simulates, {MAX_FLOW_BYTES} (1 TB)"
+                ))
+            }
+            _ => {}
+        }
         match points.last() {
             None => Err(format!("{origin}: no CDF rows")),
             Some(&(_, p)) if (p - 1.0).abs() > 1e-9 => {
                 Err(format!("{origin}: the CDF ends at {p}, not at 1"))
             }
-            _ => Ok(Cdf { points }),
+            _ => Ok(Cdf { points, unit }),
         }
     }
 
-    /// A size in packets for uniform draw `u` in [0, 1).
+    /// A size in whole units (packets or bytes, see [`Cdf::unit`]) for uniform draw `u` in
+    /// [0, 1).
     #[inline]
-    pub fn sample_pkts(&self, u: f64, mode: SizeSampling) -> u64 {
+    pub fn sample_units(&self, u: f64, mode: SizeSampling) -> u64 {
         let pts = &self.points;
         // First point with cumulative probability >= u.
         let i = pts.partition_point(|&(_, p)| p < u);
@@ -94,17 +186,17 @@ impl Cdf {
                 x1
             }
         };
-        let pkts = match mode {
+        let units = match mode {
             SizeSampling::Interpolate => x.ceil(),
             SizeSampling::InterpolateRound => x.round(),
             SizeSampling::Step => x.ceil(),
         };
-        (pkts as u64).max(1)
+        (units as u64).max(1)
     }
 
-    /// The exact mean size in packets under `mode`, so the arrival rate matches the sampler
+    /// The exact mean size in units under `mode`, so the arrival rate matches the sampler
     /// (the exact mean of the interpolated or step distribution).
-    pub fn mean_pkts(&self, mode: SizeSampling) -> f64 {
+    pub fn mean_units(&self, mode: SizeSampling) -> f64 {
         // ∫₀^y frac(x) dx.
         fn frac_integral(y: f64) -> f64 {
             let f = y - y.floor();
@@ -153,11 +245,11 @@ pub fn load(name_or_path: &str, is_file: bool) -> Result<Cdf, String> {
     if is_file {
         let text = std::fs::read_to_string(name_or_path)
             .map_err(|e| format!("cannot read CDF file {name_or_path}: {e}"))?;
-        Cdf::parse(&text, name_or_path)
+        Cdf::parse(&text, name_or_path, None)
     } else {
         let text = named_cdf(name_or_path)
             .ok_or_else(|| format!("unknown workload \"{name_or_path}\""))?;
-        Cdf::parse(text, name_or_path)
+        Cdf::parse(text, name_or_path, Some(CdfUnit::Packets))
     }
 }
 
@@ -167,7 +259,7 @@ mod tests {
     use dcsim_engine::Rng;
 
     fn websearch() -> Cdf {
-        Cdf::parse(WEBSEARCH, "websearch").unwrap()
+        Cdf::parse(WEBSEARCH, "websearch", Some(CdfUnit::Packets)).unwrap()
     }
 
     #[test]
@@ -175,14 +267,14 @@ mod tests {
         // Exact means of the shipped CDFs: interpolated 1140.98 (web search), 5116.60 (data mining),
         // 133.81 (IMC10) packets; step means 1622.94 and 9467.10. Rounding up adds ~0.5.
         let ws = websearch();
-        let dm = Cdf::parse(DATAMINING, "dm").unwrap();
-        let imc = Cdf::parse(IMC10, "imc").unwrap();
-        assert!((ws.mean_pkts(SizeSampling::InterpolateRound) - 1140.98).abs() < 0.01);
-        assert!((dm.mean_pkts(SizeSampling::InterpolateRound) - 5116.60).abs() < 0.01);
-        assert!((imc.mean_pkts(SizeSampling::InterpolateRound) - 133.81).abs() < 0.01);
-        assert!((ws.mean_pkts(SizeSampling::Step) - 1622.94).abs() < 0.01);
-        assert!((dm.mean_pkts(SizeSampling::Step) - 9467.10).abs() < 0.01);
-        let ceil = ws.mean_pkts(SizeSampling::Interpolate);
+        let dm = Cdf::parse(DATAMINING, "dm", Some(CdfUnit::Packets)).unwrap();
+        let imc = Cdf::parse(IMC10, "imc", Some(CdfUnit::Packets)).unwrap();
+        assert!((ws.mean_units(SizeSampling::InterpolateRound) - 1140.98).abs() < 0.01);
+        assert!((dm.mean_units(SizeSampling::InterpolateRound) - 5116.60).abs() < 0.01);
+        assert!((imc.mean_units(SizeSampling::InterpolateRound) - 133.81).abs() < 0.01);
+        assert!((ws.mean_units(SizeSampling::Step) - 1622.94).abs() < 0.01);
+        assert!((dm.mean_units(SizeSampling::Step) - 9467.10).abs() < 0.01);
+        let ceil = ws.mean_units(SizeSampling::Interpolate);
         assert!((ceil - 1141.41).abs() < 0.01, "{ceil}");
     }
 
@@ -193,9 +285,9 @@ mod tests {
         {
             let mut rng = Rng::new(3);
             let n = 400_000;
-            let m: f64 =
-                (0..n).map(|_| ws.sample_pkts(rng.next_f64(), mode) as f64).sum::<f64>() / n as f64;
-            let exact = ws.mean_pkts(mode);
+            let m: f64 = (0..n).map(|_| ws.sample_units(rng.next_f64(), mode) as f64).sum::<f64>()
+                / n as f64;
+            let exact = ws.mean_units(mode);
             assert!((m - exact).abs() / exact < 0.01, "{mode:?}: sampled {m}, exact {exact}");
         }
     }
@@ -203,23 +295,45 @@ mod tests {
     #[test]
     fn interpolation_points() {
         let ws = websearch();
-        assert_eq!(ws.sample_pkts(0.0, SizeSampling::Interpolate), 6);
-        assert_eq!(ws.sample_pkts(0.15, SizeSampling::Interpolate), 6);
+        assert_eq!(ws.sample_units(0.0, SizeSampling::Interpolate), 6);
+        assert_eq!(ws.sample_units(0.15, SizeSampling::Interpolate), 6);
         // Halfway between (13, 0.20) and (19, 0.30): 16.
-        assert_eq!(ws.sample_pkts(0.25, SizeSampling::Interpolate), 16);
-        assert_eq!(ws.sample_pkts(0.2501, SizeSampling::Interpolate), 17);
-        assert_eq!(ws.sample_pkts(0.2501, SizeSampling::InterpolateRound), 16);
-        assert_eq!(ws.sample_pkts(0.2501, SizeSampling::Step), 19);
-        assert_eq!(ws.sample_pkts(0.999999, SizeSampling::Interpolate), 20000);
+        assert_eq!(ws.sample_units(0.25, SizeSampling::Interpolate), 16);
+        assert_eq!(ws.sample_units(0.2501, SizeSampling::Interpolate), 17);
+        assert_eq!(ws.sample_units(0.2501, SizeSampling::InterpolateRound), 16);
+        assert_eq!(ws.sample_units(0.2501, SizeSampling::Step), 19);
+        assert_eq!(ws.sample_units(0.999999, SizeSampling::Interpolate), 20000);
     }
 
     #[test]
     fn bad_cdfs_are_rejected_with_the_line() {
-        let e = Cdf::parse("1 1 0\n5 1 0.6\n7 1 0.4\n9 1 1\n", "f.txt").unwrap_err();
-        assert!(e.contains("f.txt, line 3") && e.contains("decreases"), "{e}");
-        let e = Cdf::parse("1 1 0\n5 1 0.6\n", "f.txt").unwrap_err();
+        let e = Cdf::parse("# unit: packets\n1 1 0\n5 1 0.6\n7 1 0.4\n9 1 1\n", "f.txt", None)
+            .unwrap_err();
+        assert!(e.contains("f.txt, line 4") && e.contains("decreases"), "{e}");
+        let e = Cdf::parse("# unit: packets\n1 1 0\n5 1 0.6\n", "f.txt", None).unwrap_err();
         assert!(e.contains("ends at 0.6"), "{e}");
-        let e = Cdf::parse("1 1 0\nx 1 1\n", "f.txt").unwrap_err();
-        assert!(e.contains("line 2"), "{e}");
+        let e = Cdf::parse("# unit: packets\n1 1 0\nx 1 1\n", "f.txt", None).unwrap_err();
+        assert!(e.contains("line 3"), "{e}");
+    }
+
+    /// Issue 15 item 5: a CDF file says its unit; one in bytes is read in bytes, one without
+    /// a unit or in implausibly many packets is rejected with what to write.
+    #[test]
+    fn a_cdf_declares_its_unit_and_implausible_packet_counts_are_rejected() {
+        let rows = "100 1 0\n1000 1 0.5\n10000000 1 1\n";
+        let e = Cdf::parse(rows, "mine.txt", None).unwrap_err();
+        assert!(e.contains("mine.txt") && e.contains("add a line `# unit: packets`"), "{e}");
+        let e = Cdf::parse(&format!("# unit: packets\n{rows}"), "mine.txt", None).unwrap_err();
+        assert!(e.contains("mine.txt, line 4: 10000000 packets (14.6 GB) is implausible"), "{e}");
+        assert!(e.contains("declare `# unit: bytes`"), "{e}");
+        let bytes = Cdf::parse(&format!("#Unit: Bytes\n{rows}"), "mine.txt", None).unwrap();
+        assert_eq!(bytes.unit, CdfUnit::Bytes);
+        assert_eq!(bytes.sample_units(0.75, SizeSampling::Interpolate), 5_000_500);
+        let e = Cdf::parse(&format!("# unit: kb\n{rows}"), "mine.txt", None).unwrap_err();
+        assert!(e.contains("line 1: unit \"kb\" is not one of \"packets\""), "{e}");
+        // The shipped files are in packets (known, not declared: they are kept as published).
+        for name in NAMED_CDFS {
+            assert_eq!(load(name, false).unwrap().unit, CdfUnit::Packets, "{name}");
+        }
     }
 }

@@ -30,6 +30,14 @@ pub struct Progress {
     pub sim_time: SimTime,
     /// Flows finished.
     pub flows_done: u64,
+    /// Flows that have arrived (started) so far: with `flows_total`, how far the arrivals
+    /// are, which predicts the run's end better than the flows finished.
+    pub flows_started: u64,
+    /// Data packets of the flows started so far: the work that has arrived.
+    pub packets_arrived: u64,
+    /// Data packets sent for the first time (retransmissions left out), the long-lived
+    /// flows' included: the work done. The time series sample the same two counts.
+    pub packets_injected: u64,
     /// Flows the run will generate.
     pub flows_total: u64,
     /// Events processed.
@@ -410,6 +418,10 @@ impl Simulation {
                     let p = Progress {
                         sim_time: self.fab.now(),
                         flows_done: self.completed,
+                        flows_started: self.records.len() as u64,
+                        packets_arrived: self.arrived_packets,
+                        packets_injected: self.fab.counters.data
+                            - self.fab.counters.data_retransmitted,
                         flows_total: total,
                         events: self.fab.sched.processed(),
                         wall_seconds: secs,

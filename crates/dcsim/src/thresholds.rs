@@ -29,7 +29,6 @@
 //! (`docs/thresholds.md`).
 
 use crate::cdf::Cdf;
-use crate::units::MSS_BYTES;
 
 /// A flow-size distribution as atoms and uniform segments, sizes in bytes.
 #[derive(Debug, Clone)]
@@ -52,12 +51,12 @@ struct Moments {
 }
 
 impl SizeDist {
-    /// The distribution a CDF (in packets of 1460 B) describes under linear interpolation.
+    /// The distribution, in bytes, a CDF describes under linear interpolation.
     pub fn from_cdf(cdf: &Cdf) -> Self {
         let mut atoms = Vec::new();
         let mut segments = Vec::new();
         let pts: Vec<(f64, f64)> =
-            cdf.points.iter().map(|&(x, p)| (x * MSS_BYTES as f64, p)).collect();
+            cdf.points.iter().map(|&(x, p)| (x * cdf.unit.bytes() as f64, p)).collect();
         if pts[0].1 > 0.0 {
             atoms.push(pts[0]);
         }
@@ -235,10 +234,13 @@ pub fn optimise(d: &SizeDist, load: f64, base: f64, queues: usize) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cdf::named_cdf;
+    use crate::cdf::{named_cdf, CdfUnit};
 
     fn websearch() -> SizeDist {
-        SizeDist::from_cdf(&Cdf::parse(named_cdf("websearch").unwrap(), "websearch").unwrap())
+        SizeDist::from_cdf(
+            &Cdf::parse(named_cdf("websearch").unwrap(), "websearch", Some(CdfUnit::Packets))
+                .unwrap(),
+        )
     }
 
     #[test]
@@ -328,7 +330,8 @@ mod tests {
     /// a class), Poisson arrivals and web-search sizes (continuous interpolation), simulated
     /// flow by flow.
     fn simulate_two_queue_link(load: f64, threshold: f64, base: f64, n: usize, seed: u64) -> f64 {
-        let cdf = Cdf::parse(named_cdf("websearch").unwrap(), "websearch").unwrap();
+        let cdf = Cdf::parse(named_cdf("websearch").unwrap(), "websearch", Some(CdfUnit::Packets))
+            .unwrap();
         let pts: Vec<(f64, f64)> = cdf.points.iter().map(|&(x, p)| (x * 1460.0, p)).collect();
         let d = SizeDist::from_cdf(&cdf);
         let lambda = load / d.mean(); // arrivals per byte-time (link serves 1 byte per unit)
@@ -502,7 +505,7 @@ mod pias_tests {
         assert!((s[0] - 2.0 / 3.0).abs() < 1e-12 && (s[1] - 1.0 / 3.0).abs() < 1e-12);
         // Sizes uniform on [1, 3] packets = [1460, 4380] B: the threshold is the 2/3
         // quantile, 1460 + 2/3 · 2920 = 3406.67 B.
-        let cdf = Cdf::parse("1 0 0\n3 0 1\n", "test").unwrap();
+        let cdf = Cdf::parse("# unit: packets\n1 0 0\n3 0 1\n", "test", None).unwrap();
         let t = pias_closed_form(&SizeDist::from_cdf(&cdf), 0.75, 2);
         assert_eq!(t.len(), 1);
         assert!((t[0] - (1460.0 + 2.0 / 3.0 * 2920.0)).abs() < 1e-6, "{t:?}");

@@ -22,6 +22,7 @@ pub mod reader;
 pub mod schema;
 pub mod topology;
 pub mod transport;
+pub mod unused;
 pub mod workload;
 
 pub use dctcp::DctcpSpec;
@@ -31,9 +32,10 @@ pub use pase::{PaseArbitration, PaseOrder, PaseRateControl, PaseSpec};
 pub use pfabric::{ClassifyBy, PfabricSpec, PriorityKey, RateControl, ThresholdMethod};
 pub use phost::{PhostPolicy, PhostPreset, PhostSpec};
 pub use pias::{PiasEcn, PiasSpec, PiasThresholdMethod};
-pub use reader::{apply_override, parse_bytes, parse_toml, suggest, Fields};
+pub use reader::{apply_override, byte_count_error, parse_bytes, parse_toml, suggest, Fields};
 pub use topology::{LoadBalancing, Switching, TopologyKind, TopologySpec};
 pub use transport::{DupAckThreshold, Protocol, RtoMode, TransportSpec};
+pub use unused::Unused;
 pub use workload::{
     Arrivals, BimodalSpec, FlowSizes, Matrix, StopWhen, WorkloadSpec, MAX_LONG_LIVED_FLOWS,
 };
@@ -187,7 +189,16 @@ impl Spec {
             }
         }
         if let Matrix::Trace(path) = &w.matrix {
-            crate::trace::read_trace(path, self.topology.n_hosts())?;
+            let rows = crate::trace::read_trace(path, self.topology.n_hosts())?.len() as u64;
+            if w.flows > rows {
+                return Err(SpecError::new(
+                    "workload.flows",
+                    format!(
+                        "{} flows, but {path} has {rows} rows: set at most {rows}, or leave `workload.flows` unset (or 0) to run every row of a trace",
+                        w.flows
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -285,6 +296,28 @@ mod tests {
             assert_eq!(e.path, path, "{toml}");
             assert!(e.message.contains(needle), "{toml}: {e}");
         }
+    }
+
+    /// Issue 15 item 5: only unambiguous byte units; "36kb" (kilobits in networking) is
+    /// refused with the units allowed, wherever a byte count is read.
+    #[test]
+    fn byte_counts_refuse_bit_units() {
+        for s in ["36kb", "36Kb", "1mb", "2 gb", "36kbit", "10b"] {
+            assert_eq!(parse_bytes(s), None, "{s}");
+        }
+        assert_eq!(parse_bytes("36kB"), Some(36_000));
+        for (toml, path) in [
+            ("[topology]\nbuffer_bytes = \"36kb\"", "topology.buffer_bytes"),
+            ("[workload]\nflow_sizes = \"100kb\"", "workload.flow_sizes"),
+            ("[transport]\nprotocol = \"pfabric\"\n[pfabric]\nqueues = 2\nthresholds = [\"50kb\"]", "pfabric.thresholds"),
+        ] {
+            let e = err(toml);
+            assert_eq!(e.path, path, "{toml}");
+            assert!(e.message.contains("reads as bits in networking"), "{e}");
+            assert!(e.message.contains("kB or KB (1000 B), MB, GB, KiB (1024 B)"), "{e}");
+        }
+        let e = err("[topology]\nbuffer_bytes = \"36 KBytes\"");
+        assert!(e.message.contains("\"KBytes\" is not a byte unit"), "{e}");
     }
 
     #[test]

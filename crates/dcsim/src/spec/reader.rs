@@ -281,14 +281,9 @@ impl<'a> Section<'a> {
         self.declare(key, Kind::Bytes, default.into());
         match self.raw(key) {
             None => Ok(default),
-            Some(Value::String(s)) => parse_bytes(s).ok_or_else(|| {
-                SpecError::new(
-                    self.field(key),
-                    format!(
-                        "\"{s}\" is not a byte count; write an integer or e.g. \"36KB\", \"1.5MB\""
-                    ),
-                )
-            }),
+            Some(Value::String(s)) => {
+                parse_bytes(s).ok_or_else(|| SpecError::new(self.field(key), byte_count_error(s)))
+            }
             Some(v) => self.unsigned(key, default).map_err(|_| {
                 SpecError::new(
                     self.field(key),
@@ -330,10 +325,11 @@ impl<'a> Section<'a> {
                         other => as_u64(other),
                     };
                     v.push(b.filter(|&b| b > 0).ok_or_else(|| {
-                        SpecError::new(
-                            &field,
-                            format!("{} is not a positive byte count", show(item)),
-                        )
+                        let why = match item {
+                            Value::String(x) if parse_bytes(x).is_none() => byte_count_error(x),
+                            _ => format!("{} is not a positive byte count", show(item)),
+                        };
+                        SpecError::new(&field, why)
                     })?);
                 }
                 Ok(Some(v))
@@ -458,22 +454,51 @@ pub fn as_u64(v: &Value) -> Option<u64> {
     }
 }
 
-/// Parses "36864", "36KB", "1.5 MB", "64KiB" (KB = 1000 B, KiB = 1024 B).
-pub fn parse_bytes(s: &str) -> Option<u64> {
+/// The units a byte count takes, with their sizes in bytes: decimal (`kB` or `KB` = 1000 B)
+/// and binary (`KiB` = 1024 B), spelt exactly so. A lower-case `b` is bits in networking
+/// (`"36kb"` is 36 kilobits), so such a unit is refused rather than read as bytes.
+pub const BYTE_UNITS: &[(&str, f64)] = &[
+    ("B", 1.0),
+    ("kB", 1e3),
+    ("KB", 1e3),
+    ("MB", 1e6),
+    ("GB", 1e9),
+    ("KiB", 1024.0),
+    ("MiB", 1048576.0),
+    ("GiB", 1073741824.0),
+];
+
+/// What a byte count may be, for error messages.
+const BYTE_UNITS_ALLOWED: &str = "an integer, or a number with a unit: B, kB or KB (1000 B), MB, GB, KiB (1024 B), MiB or GiB, e.g. \"36KB\" or \"64KiB\"";
+
+/// `s` split into its number and its unit (`None`: it does not start with a number).
+fn number_and_unit(s: &str) -> Option<(f64, &str)> {
     let t = s.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let x: f64 = num.parse().ok()?;
-    let mult = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        "kib" => 1024.0,
-        "mib" => 1048576.0,
-        "gib" => 1073741824.0,
-        _ => return None,
-    };
+    Some((num.parse().ok()?, unit.trim()))
+}
+
+/// Parses "36864", "36KB", "1.5 MB", "64KiB" (KB = 1000 B, KiB = 1024 B); `None` for
+/// anything else, including bit units ("36kb") ([`byte_count_error`] says why).
+pub fn parse_bytes(s: &str) -> Option<u64> {
+    let (x, unit) = number_and_unit(s)?;
+    let mult = if unit.is_empty() { 1.0 } else { BYTE_UNITS.iter().find(|(u, _)| *u == unit)?.1 };
     let v = x * mult;
     (v.is_finite() && v >= 0.0).then(|| v.round() as u64)
+}
+
+/// Why `s` is not a byte count (for a string [`parse_bytes`] refuses), saying what is allowed.
+pub fn byte_count_error(s: &str) -> String {
+    match number_and_unit(s) {
+        Some((_, unit)) if unit.ends_with('b') || unit.to_ascii_lowercase().contains("bit") => {
+            format!(
+                "\"{s}\" is ambiguous: \"{unit}\" reads as bits in networking (a lower-case b), and this field is a byte count; write {BYTE_UNITS_ALLOWED}"
+            )
+        }
+        Some((_, unit)) if !unit.is_empty() => {
+            format!("\"{s}\": \"{unit}\" is not a byte unit; write {BYTE_UNITS_ALLOWED}")
+        }
+        _ => format!("\"{s}\" is not a byte count; write {BYTE_UNITS_ALLOWED}"),
+    }
 }

@@ -38,7 +38,7 @@ fn field(fields: &Fields, path: &str, f: &Field) -> Value {
         Kind::Integer { min, max } => json!({ "type": "integer", "minimum": min, "maximum": max }),
         Kind::Bytes => json!({
             "type": ["integer", "string"],
-            "description": "a byte count: an integer, or a string with a unit (\"36KB\" = 36,000, \"64KiB\" = 65,536, \"1.5MB\")"
+            "description": "a byte count: an integer, or a string with a byte unit (\"36KB\" = 36,000, \"64KiB\" = 65,536, \"1.5MB\"; B, kB, KB, MB, GB, KiB, MiB, GiB; a lower-case b, bits, is refused)"
         }),
         Kind::ByteList => json!({ "type": "array", "items": { "type": ["integer", "string"] } }),
         Kind::Bool => json!({ "type": "boolean" }),

@@ -104,6 +104,12 @@ impl TopologySpec {
     pub fn core_rate(&self) -> BitRate {
         BitRate::from_gbps(self.core_link_gbps)
     }
+    /// A fat-tree's aggregation–core link rate: the switch-to-switch rate divided by the
+    /// oversubscription, so that the core is the bottleneck of traffic between pods (PASE
+    /// SIGCOMM'14 §4.2: "the aggregation-core link becomes the bottleneck").
+    pub fn fat_tree_core_rate(&self) -> BitRate {
+        BitRate::from_gbps(self.core_link_gbps / self.oversubscription)
+    }
     /// Number of hosts this topology has.
     pub fn n_hosts(&self) -> u32 {
         match self.kind {

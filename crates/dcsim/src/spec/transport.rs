@@ -7,17 +7,48 @@ use crate::error::SpecError;
 use serde::Serialize;
 use serde_json::Value;
 
-/// Generates the protocol choice from the registry's list ([`crate::protocols`]).
+/// Generates the protocol choice, and what each protocol reads of the spec, from the
+/// registry's list ([`crate::protocols`]).
 macro_rules! protocol_choice {
-    ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,)+) => {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,
+        sections [$($section:literal),*], window $window:literal,)+) => {
         crate::choice! {
             /// Protocols: the registry's list ([`crate::protocols`]).
             pub enum Protocol {
                 $($(#[$doc])* $variant = $name,)+
             }
         }
+
+        impl Protocol {
+            /// The spec sections the protocol reads besides `[topology]`, `[workload]`,
+            /// `[transport]`, `[output]` and `[engine]`; a set field of another protocol's
+            /// section has no effect on its run.
+            pub fn sections(self) -> &'static [&'static str] {
+                match self { $(Protocol::$variant => &[$($section),*],)+ }
+            }
+
+            /// Whether its hosts take `[transport]`'s window and timer settings
+            /// ([`WINDOW_FIELDS`]).
+            pub fn reads_window_fields(self) -> bool {
+                match self { $(Protocol::$variant => $window,)+ }
+            }
+        }
     };
 }
+
+/// The `[transport]` fields of the window mechanism (windows, timers, fast retransmit, SACK,
+/// probe mode): read only by the protocols whose hosts use it
+/// ([`Protocol::reads_window_fields`]).
+pub const WINDOW_FIELDS: &[&str] = &[
+    "initial_window_pkts",
+    "max_window_pkts",
+    "rto",
+    "min_rto_us",
+    "max_rto_us",
+    "dupack_threshold",
+    "sack",
+    "probe_after_timeouts",
+];
 
 crate::protocols::for_each_protocol!(protocol_choice);
 

@@ -4,7 +4,7 @@ use super::reader::{as_u64, quote_list, show, suggest, type_name, Kind, Section}
 use super::topology::TopologySpec;
 use crate::cdf::{Cdf, SizeSampling, NAMED_CDFS};
 use crate::error::SpecError;
-use crate::spec::reader::parse_bytes;
+use crate::spec::reader::{byte_count_error, parse_bytes};
 use crate::units::MAX_FLOW_BYTES;
 use serde::Serialize;
 use serde_json::Value;
@@ -78,7 +78,7 @@ pub enum Matrix {
     /// (the aggregator) from a random other host of the rack (PASE SIGCOMM'14 §4.2,
     /// "all-to-all intra-rack"). The load is on each host's link.
     IntraRack,
-    /// Flows read from a CSV trace.
+    /// Flows read from a CSV trace (see [`crate::trace`]).
     Trace(String),
 }
 
@@ -124,7 +124,8 @@ pub struct WorkloadSpec {
     /// size distribution as sampled. The ns-2 scripts use 1138 × 1460 B for web search.
     pub mean_size_bytes: u64,
     /// `all-to-all` (default), `permutation`, `incast`, `fan-in`, `left-right`, `intra-rack`,
-    /// or a trace CSV path.
+    /// or a trace CSV path (see [`crate::trace`]; the Python layer also takes Parquet files and
+    /// tables, which it writes as CSV).
     pub matrix: Matrix,
     /// One flow-size choice per tenant (same forms as `flow_sizes`, which they replace); flow
     /// k belongs to tenant k mod n. Empty (default): one tenant.
@@ -146,8 +147,8 @@ pub struct WorkloadSpec {
     pub query_fanout: u32,
     /// Response size per server, bytes. Default 1000.
     pub query_bytes: u64,
-    /// Number of flows to generate (for traces: at most this many rows; 0 = all). Default
-    /// 20000.
+    /// Number of flows to generate. Default 20000. For a trace: its first `flows` rows by
+    /// start time (at most as many as it has); 0, the default for a trace, runs every row.
     pub flows: u64,
     /// Long-lived background flows: this many flows start at time 0 between pairs drawn from
     /// the matrix and never finish (PASE SIGCOMM'14 §4: "2 long-lived flows"; the testbed's
@@ -206,6 +207,9 @@ fn parse_flow_sizes(v: Option<&Value>, field: String) -> Result<FlowSizes, SpecE
                 FlowSizes::Fixed(b)
             } else if std::path::Path::new(s).exists() {
                 FlowSizes::File(s.clone())
+            } else if s.trim_start().starts_with(|c: char| c.is_ascii_digit()) {
+                // A number with a unit that is not a byte unit ("36kb"): say which units are.
+                return Err(SpecError::new(field, byte_count_error(s)));
             } else {
                 let mut names: Vec<&str> = NAMED_CDFS.to_vec();
                 names.push("bimodal");
@@ -293,7 +297,7 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
         "matrix",
         Kind::Custom {
             types: &["string"],
-            note: "\"all-to-all\", \"permutation\", \"incast\", \"fan-in\", \"left-right\", \"intra-rack\", or a trace CSV path",
+            note: "\"all-to-all\", \"permutation\", \"incast\", \"fan-in\", \"left-right\", \"intra-rack\", or a trace file path (CSV; Parquet through the Python package)",
         },
         "all-to-all".into(),
     );
@@ -367,7 +371,10 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
             "fan-in" => Matrix::FanIn,
             "left-right" => Matrix::LeftRight,
             "intra-rack" => Matrix::IntraRack,
-            _ if s.ends_with(".csv") || std::path::Path::new(s).exists() => {
+            _ if s.ends_with(".csv")
+                || s.ends_with(".parquet")
+                || std::path::Path::new(s).exists() =>
+            {
                 Matrix::Trace(s.to_string())
             }
             _ => {
@@ -379,7 +386,7 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
                 return Err(SpecError::new(
                     w.field("matrix"),
                     format!(
-                        "\"{s}\" is not one of {} nor a trace CSV file{hint}",
+                        "\"{s}\" is not one of {} nor a trace file (a .csv or .parquet path){hint}",
                         quote_list(&names)
                     ),
                 ));
@@ -408,8 +415,10 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
             ),
         ));
     }
-    let flows = w.u64_in("flows", 20_000, 0, 1_000_000_000)?;
-    if flows == 0 && !matches!(matrix, Matrix::Trace(_)) {
+    // A trace runs every row unless `flows` is set: a default must never cut a trace short.
+    let is_trace = matches!(matrix, Matrix::Trace(_));
+    let flows = w.u64_in("flows", if is_trace { 0 } else { 20_000 }, 0, 1_000_000_000)?;
+    if flows == 0 && !is_trace {
         return Err(SpecError::new(
             w.field("flows"),
             "0 flows: give at least 1 (0 means \"all rows\" only for a trace)",

@@ -28,10 +28,11 @@ pub(super) fn build(b: &mut Builder, s: &TopologySpec) {
                 b.link(edge, agg, s.core_rate(), delay);
             }
         }
-        // Aggregation switch j of every pod connects to cores j·k/2 .. (j+1)·k/2.
+        // Aggregation switch j of every pod connects to cores j·k/2 .. (j+1)·k/2, at the
+        // switch rate divided by `oversubscription` (1: full bisection).
         for (j, &agg) in aggs[pod].iter().enumerate() {
             for c in 0..half as usize {
-                b.link(agg, cores[j * half as usize + c], s.core_rate(), delay);
+                b.link(agg, cores[j * half as usize + c], s.fat_tree_core_rate(), delay);
             }
         }
     }

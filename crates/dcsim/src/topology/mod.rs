@@ -566,6 +566,9 @@ mod tests {
         // Fat-tree k = 4, pods 0-1: 4 aggregation switches with 2 core links each.
         let n = net("fat-tree", "k = 4\ncore_link_gbps = 5");
         assert_eq!(n.capacity_out_of(&left(8), 16), BitRate::from_gbps(40.0));
+        // With oversubscription 4 the 8 aggregation–core links run at 5 / 4 Gbps.
+        let n = net("fat-tree", "k = 4\ncore_link_gbps = 5\noversubscription = 4");
+        assert_eq!(n.capacity_out_of(&left(8), 16), BitRate::from_gbps(10.0));
         // Dumbbell: the bottleneck; star: the host links.
         let n = net("dumbbell", "hosts_per_side = 3\ncore_link_gbps = 10");
         assert_eq!(n.capacity_out_of(&left(3), 6), BitRate::from_gbps(10.0));

@@ -80,7 +80,6 @@ pub struct D2tcpProtocol;
 
 impl Protocol for D2tcpProtocol {
     type Host = WindowTransport<D2tcp>;
-    const SECTIONS: &'static [&'static str] = &["dctcp"];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         dctcp_family(spec, D2tcp::new(spec.dctcp.g, spec.dctcp.initial_alpha))

@@ -102,7 +102,6 @@ pub struct DctcpProtocol;
 
 impl Protocol for DctcpProtocol {
     type Host = WindowTransport<Dctcp>;
-    const SECTIONS: &'static [&'static str] = &["dctcp"];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         dctcp_family(spec, Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha))

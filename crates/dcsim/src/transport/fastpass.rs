@@ -65,7 +65,6 @@ pub struct FastpassProtocol;
 
 impl Protocol for FastpassProtocol {
     type Host = FastpassTransport;
-    const SECTIONS: &'static [&'static str] = &["fastpass"];
 
     /// The hosts and the arbiter, one more host on host 0's edge switch (pHost §4.1); ports
     /// are pFabric priority queues (control at priority 0, data at 1).

@@ -32,7 +32,6 @@ pub struct IdealProtocol;
 
 impl Protocol for IdealProtocol {
     type Host = FlowLevel;
-    const SECTIONS: &'static [&'static str] = &[];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         // The ports only shape the ideal FCT's path profile (rates, delays, cut-through).

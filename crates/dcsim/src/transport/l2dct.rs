@@ -90,7 +90,6 @@ pub struct L2dctProtocol;
 
 impl Protocol for L2dctProtocol {
     type Host = WindowTransport<L2dct>;
-    const SECTIONS: &'static [&'static str] = &["dctcp"];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         dctcp_family(spec, L2dct::new(spec.dctcp.g, spec.dctcp.initial_alpha))

@@ -14,7 +14,6 @@ pub struct LasProtocol;
 
 impl Protocol for LasProtocol {
     type Host = WindowTransport<PfabricRate>;
-    const SECTIONS: &'static [&'static str] = &["pfabric"];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let tagger = Tagger { priority: PriorityTag::BytesSent, class: ClassTag::Single };

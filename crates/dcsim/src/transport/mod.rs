@@ -3,7 +3,8 @@
 //! A protocol is a module here plus one line in the registry ([`crate::protocols`]). The
 //! module implements [`Protocol`]: from the resolved spec it assembles a run's protocol
 //! parts ([`Parts`]) — the host transport, the port plan (queue discipline, ECN marking,
-//! buffer) and any service hosts (Fastpass's arbiter) — and names the spec sections it reads.
+//! buffer) and any service hosts (Fastpass's arbiter); the registry line names the spec
+//! sections it reads.
 //! The registry derives the `transport.protocol` choice, its names and the dispatch
 //! ([`AnyHost`]) from that one list; the simulation loop and the fabric know no protocol.
 //!
@@ -202,10 +203,6 @@ impl<H> Parts<H> {
 pub trait Protocol {
     /// The hosts' transport.
     type Host: HostTransport;
-    /// Spec sections the protocol reads besides `[topology]`, `[workload]`, `[output]` and
-    /// `[engine]` (`dcsim show` marks them; a set field of any other protocol section has no
-    /// effect on the run).
-    const SECTIONS: &'static [&'static str];
     /// The run's protocol parts.
     fn assemble(spec: &Spec) -> Parts<Self::Host>;
 }
@@ -213,7 +210,8 @@ pub trait Protocol {
 /// Generates, from the registry's list, the protocol modules' declarations, the
 /// host-transport enum and its dispatch.
 macro_rules! dispatch {
-    ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,)+) => {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,
+        sections [$($section:literal),*], window $window:literal,)+) => {
         $(pub mod $module;)+
 
         /// The host transport of every protocol, dispatched by `match`.
@@ -261,11 +259,6 @@ macro_rules! dispatch {
                     }
                 })+
             }
-        }
-
-        /// The spec sections `protocol` reads (see [`Protocol::SECTIONS`]).
-        pub fn sections(protocol: ProtocolChoice) -> &'static [&'static str] {
-            match protocol { $(ProtocolChoice::$variant => <$module::$def as Protocol>::SECTIONS,)+ }
         }
     };
 }

@@ -747,7 +747,6 @@ pub struct PaseProtocol;
 
 impl Protocol for PaseProtocol {
     type Host = PaseTransport;
-    const SECTIONS: &'static [&'static str] = &["pase", "dctcp"];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let p = &spec.pase;

@@ -123,7 +123,6 @@ pub struct PfabricProtocol;
 
 impl Protocol for PfabricProtocol {
     type Host = WindowTransport<PfabricRate>;
-    const SECTIONS: &'static [&'static str] = &["pfabric"];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let p = &spec.pfabric;

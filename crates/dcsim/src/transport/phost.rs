@@ -64,7 +64,6 @@ pub struct PhostProtocol;
 
 impl Protocol for PhostProtocol {
     type Host = PhostTransport;
-    const SECTIONS: &'static [&'static str] = &["phost"];
 
     /// pHost's hosts, and pFabric-style priority ports with three priority numbers (§3.3).
     fn assemble(spec: &Spec) -> Parts<Self::Host> {

@@ -21,7 +21,6 @@ pub struct PiasProtocol;
 
 impl Protocol for PiasProtocol {
     type Host = WindowTransport<Dctcp>;
-    const SECTIONS: &'static [&'static str] = &["dctcp", "pias"];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let pi = &spec.pias;

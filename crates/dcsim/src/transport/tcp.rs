@@ -19,7 +19,6 @@ pub struct TcpProtocol;
 
 impl Protocol for TcpProtocol {
     type Host = WindowTransport<Reno>;
-    const SECTIONS: &'static [&'static str] = &[];
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let host = WindowTransport::new(WindowParams::from_transport(&spec.transport), Reno);

@@ -427,7 +427,7 @@ impl Generator {
                 let rows = &rows[..(self.target as usize).min(rows.len())];
                 let packets: f64 =
                     rows.iter().map(|r| crate::units::Bytes(r.size_bytes).packets() as f64).sum();
-                (rows.last().map_or(0.0, |r| r.start_s), packets)
+                (rows.last().map_or(0.0, |r| r.start.as_secs_f64()), packets)
             }
             _ => {
                 let span = if self.at_start { 0.0 } else { self.target as f64 * self.mean_gap_s };
@@ -570,19 +570,14 @@ impl Generator {
             Source::Trace { rows, pos } => {
                 let r = &rows[*pos];
                 *pos += 1;
-                let start = SimTime::from_secs_f64(r.start_s);
                 FlowArrival {
                     id,
                     label: r.id,
                     src: r.src,
                     dst: r.dst,
                     size_bytes: r.size_bytes,
-                    start,
-                    deadline: if r.deadline_s > 0.0 {
-                        start + SimTime::from_secs_f64(r.deadline_s)
-                    } else {
-                        SimTime::MAX
-                    },
+                    start: r.start,
+                    deadline: r.deadline.map_or(SimTime::MAX, |d| r.start + d),
                     tenant: r.tenant,
                     request: NONE,
                 }

@@ -3,13 +3,12 @@
 use crate::cdf::{Cdf, SizeSampling};
 use crate::error::SpecError;
 use crate::spec::{FlowSizes, WorkloadSpec};
-use crate::units::MSS_BYTES;
 use dcsim_engine::Rng;
 
 /// Draws flow sizes in bytes.
 #[derive(Debug, Clone)]
 pub enum FlowSizeSampler {
-    /// From an empirical CDF in packets.
+    /// From an empirical CDF (in packets or bytes).
     Cdf(Cdf, SizeSampling),
     /// Always the same size.
     Fixed(u64),
@@ -55,7 +54,7 @@ impl FlowSizeSampler {
     pub fn sample(&self, rng: &mut Rng) -> u64 {
         match self {
             FlowSizeSampler::Cdf(cdf, mode) => {
-                cdf.sample_pkts(rng.next_f64(), *mode) * MSS_BYTES as u64
+                cdf.sample_units(rng.next_f64(), *mode) * cdf.unit.bytes()
             }
             FlowSizeSampler::Fixed(b) => *b,
             FlowSizeSampler::Uniform(lo, hi) => lo + rng.below(hi - lo + 1),
@@ -72,7 +71,7 @@ impl FlowSizeSampler {
     /// The mean flow size in bytes, exactly as sampled.
     pub fn mean_bytes(&self) -> f64 {
         match self {
-            FlowSizeSampler::Cdf(cdf, mode) => cdf.mean_pkts(*mode) * MSS_BYTES as f64,
+            FlowSizeSampler::Cdf(cdf, mode) => cdf.mean_units(*mode) * cdf.unit.bytes() as f64,
             FlowSizeSampler::Fixed(b) => *b as f64,
             FlowSizeSampler::Uniform(lo, hi) => (*lo + *hi) as f64 / 2.0,
             FlowSizeSampler::Bimodal { small, large, p_small } => {

@@ -7,14 +7,22 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
 
-/// Writes `rows` (CSV lines without header) to a fresh temporary trace file.
+/// Writes `rows` (CSV lines without header: `id,src,dst,size_bytes,start_s[,deadline_s[,tenant]]`)
+/// to a fresh temporary trace file, under a header naming as many columns as the widest row
+/// (shorter rows get empty trailing fields: no deadline, tenant 0).
 pub fn trace_file(rows: &[&str]) -> PathBuf {
+    const COLUMNS: [&str; 7] =
+        ["id", "src", "dst", "size_bytes", "start_s", "deadline_s", "tenant"];
     let dir = std::env::temp_dir().join(format!("dcsim-it-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("trace-{}.csv", COUNTER.fetch_add(1, Ordering::Relaxed)));
-    let mut text = String::from("id,src,dst,size_bytes,start_time_s,deadline_s\n");
+    let fields = |r: &str| r.split(',').count();
+    let width = rows.iter().map(|r| fields(r)).max().unwrap_or(5);
+    let mut text = COLUMNS[..width].join(",");
+    text.push('\n');
     for r in rows {
         text.push_str(r);
+        text.push_str(&",".repeat(width - fields(r)));
         text.push('\n');
     }
     std::fs::write(&path, text).unwrap();

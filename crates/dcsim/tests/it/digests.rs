@@ -28,7 +28,7 @@ load = 0.6
 "#;
 
 /// A fixed trace (id, src, dst, size, start s, deadline s) for the trace-matrix case.
-const TRACE: &str = "id,src,dst,size_bytes,start_time_s,deadline_s
+const TRACE: &str = "id,src,dst,size_bytes,start_s,deadline_s
 1,0,5,20000,0.0,
 2,1,5,150000,0.000001,
 3,2,5,3000,0.000002,0.001

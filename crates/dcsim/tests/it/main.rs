@@ -18,3 +18,5 @@ mod reliability;
 mod scenarios;
 mod spec_docs;
 mod topology_file;
+mod traces;
+mod unused;

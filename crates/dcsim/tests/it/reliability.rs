@@ -38,10 +38,11 @@ fn trace_values_are_range_checked_not_coerced() {
         ("1,0,1,1000,0,0,1e12", "tenant"),
         ("1,0,1,1e30,0", "size_bytes"),
         ("1,0,1,6270000000000,0", "1 TB"),
-        ("1,0,1,1000,5e9", "start_time_s"),
+        ("1,0,1,1000,5e9", "start_s"),
     ] {
+        let padding = ",".repeat(7 - row.split(',').count());
         let m = trace_err(
-            &format!("id,src,dst,size_bytes,start_time_s,deadline_s,tenant\n{row}\n"),
+            &format!("id,src,dst,size_bytes,start_s,deadline_s,tenant\n{row}{padding}\n"),
             "t.csv",
         );
         assert!(m.contains(needle) && m.contains("line 2"), "{row}: {m}");
@@ -50,13 +51,11 @@ fn trace_values_are_range_checked_not_coerced() {
 
 #[test]
 fn a_bom_or_a_comment_before_the_header_keeps_every_row() {
-    let rows = "0,0,1,1000,0\n1,1,2,2000,0.000001\n";
+    let rows = "id,src,dst,size_bytes,start_s\n0,0,1,1000,0\n1,1,2,2000,0.000001\n";
     let s = with_trace(&format!("\u{feff}{rows}"), "bom.csv").unwrap();
     let out = Simulation::new(s).unwrap().run(&mut |_| true).unwrap();
-    assert_eq!(out.records.len(), 2, "the BOM must not hide the first row");
-    let s =
-        with_trace(&format!("# made by hand\nid,src,dst,size_bytes,start_time_s\n{rows}"), "c.csv")
-            .unwrap();
+    assert_eq!(out.records.len(), 2, "the BOM must not hide the header");
+    let s = with_trace(&format!("# made by hand\n{rows}"), "c.csv").unwrap();
     let out = Simulation::new(s).unwrap().run(&mut |_| true).unwrap();
     assert_eq!(out.records.len(), 2);
 }
@@ -70,7 +69,7 @@ fn flow_sizes_above_one_terabyte_are_rejected_where_they_enter() {
     )
     .unwrap_err();
     assert_eq!(e.path, "workload.bimodal.large_bytes");
-    let cdf = file("huge.cdf", "1 1 0\n1e12 1 1\n");
+    let cdf = file("huge.cdf", "# unit: bytes\n1 1 0\n2e12 1 1\n");
     let e = Spec::from_toml_str(&format!("[workload]\nflow_sizes = \"{}\"", cdf.display()))
         .unwrap_err();
     assert_eq!(e.path, "workload.flow_sizes");
@@ -191,7 +190,7 @@ fn a_lone_sprayed_flow_meets_its_ideal() {
     for (core, exact) in [("8", true), ("1", false)] {
         let path =
             std::env::temp_dir().join(format!("dcsim-lone-{core}-{}.csv", std::process::id()));
-        std::fs::write(&path, "0,0,20,1000000,0\n").unwrap();
+        std::fs::write(&path, "id,src,dst,size_bytes,start_s\n0,0,20,1000000,0\n").unwrap();
         let s = Spec::from_toml_str(&format!(
             "[topology]\ncore_link_gbps = {core}\n[transport]\nprotocol = \"pfabric\"\n\
              [pfabric]\nrate_control = \"linerate\"\n[workload]\nmatrix = \"{}\"\nflows = 0\n",

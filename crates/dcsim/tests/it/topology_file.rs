@@ -125,3 +125,23 @@ fn file_topology_spec_errors_name_the_field() {
     assert!(e.message.contains("links[1]: `x` is neither a host nor a switch"), "{e}");
     assert!(e.message.contains(&bad.display().to_string()), "the message names the file: {e}");
 }
+
+/// Issue 15 item 10: with a topology file, the fields the file replaces are reported unused.
+#[test]
+fn the_fields_a_topology_file_replaces_are_reported_unused() {
+    let path = topology_file("unused.json", &leaf_spine_json(2, 2, 1, 10.0, 10.0));
+    let toml = format!(
+        "[topology]\nkind = \"file\"\nfile = \"{}\"\nlink_delay_ns = 300\ncore_link_gbps = 40\nracks = 3\nswitching = \"store-and-forward\"\n",
+        path.display()
+    );
+    let tree = dcsim::spec::parse_toml(&toml).unwrap();
+    let spec = Spec::resolve(&tree).unwrap();
+    let unused: Vec<(String, String)> =
+        spec.unused_fields(&tree).into_iter().map(|u| (u.field, u.reason)).collect();
+    let reason = |f: &str| unused.iter().find(|u| u.0 == f).map(|u| u.1.clone());
+    for f in ["topology.link_delay_ns", "topology.core_link_gbps"] {
+        assert_eq!(reason(f).as_deref(), Some("`topology.file` gives every link's rate and delay"));
+    }
+    assert!(reason("topology.racks").unwrap().contains("read only when `topology.kind` is"));
+    assert_eq!(reason("topology.switching"), None, "a file's switches do switch");
+}
