@@ -39,8 +39,10 @@ def resolve_spec_with_unused(
 
 def run_spec(
     spec_json: str, progress: Callable[[dict[str, float]], object] | None = None
-) -> tuple[str, dict[str, tuple[str, bytes]]]:
-    """Run a spec; returns ``(summary_json, {column: (dtype, raw bytes)})``."""
+) -> tuple[str, dict[str, tuple[str, bytes]], dict[str, dict[str, tuple[str, bytes]]]]:
+    """Run a spec; returns ``(summary_json, {column: (dtype, raw bytes)}, {recording: {column:
+    (dtype, raw bytes)}})``: the flow table's columns, then the recordings' (``timeseries``,
+    ``ports``, ``packets``, and ``port_info`` describing the ports)."""
 
 def version() -> str:
     """The core's version."""

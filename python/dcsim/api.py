@@ -11,7 +11,16 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _dcsim
-from .result import SPEC_HASH_LINE, Result, check_out, columns_to_arrow, format_summary, holds_same_run, run_metadata
+from .result import (
+    SPEC_HASH_LINE,
+    Result,
+    check_out,
+    columns_to_arrow,
+    format_summary,
+    holds_same_run,
+    recordings_to_arrow,
+    run_metadata,
+)
 from .spec import ResolvedSpec, SpecLike, _raise_invalid, resolve
 
 ProgressCallback = Callable[[dict[str, float]], Any]
@@ -112,13 +121,19 @@ def run(
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     try:
-        summary_json, raw = _dcsim.run_spec(resolved.json, progress)
+        summary_json, raw, recorded = _dcsim.run_spec(resolved.json, progress)
     except _dcsim.InvalidSpec as e:
         _raise_invalid(e)
         raise  # unreachable
     wall = time.monotonic() - t0
     summary = json.loads(summary_json)
-    result = Result(summary, columns_to_arrow(raw), resolved.toml, metadata=run_metadata(resolved.tree))
+    result = Result(
+        summary,
+        columns_to_arrow(raw),
+        resolved.toml,
+        metadata=run_metadata(resolved.tree),
+        recordings=recordings_to_arrow(recorded),
+    )
     if out is not None:
         log = "\n".join(
             [

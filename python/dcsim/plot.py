@@ -104,3 +104,104 @@ def legend_once(axes: Iterable) -> None:
     axes = list(axes)
     if axes:
         axes[0].legend(loc="best", frameon=False)
+
+
+# ---------------------------------------------------------------------------------------
+# Views inside the network: port samples (``Result.ports``) and the packet trace
+# (``Result.packets``).
+# ---------------------------------------------------------------------------------------
+
+
+def _port_label(row) -> str:
+    return f"port {row.port} ({row.node}→{row.peer}, {row.hop})"
+
+
+def _axes(ax, width: float = 6.4, height: float = 3.2):
+    """`ax`, or a new figure's single axes."""
+    if ax is not None:
+        return ax.figure, ax
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(width, height))
+    return fig, ax
+
+
+def queue_occupancy(ports, which: Iterable[int] | None = None, top: int = 5, ax=None):
+    """Queue occupancy (bytes) over time, one line per port, from ``Result.ports``.
+
+    ``which`` picks port ids; by default the ``top`` ports whose queues grew the largest.
+    Returns ``(figure, axes)``."""
+    if which is None:
+        peak = ports.groupby("port")["queue_bytes"].max().sort_values(ascending=False, kind="stable")
+        which = list(peak.index[:top])
+    fig, ax = _axes(ax)
+    for port in which:
+        s = ports[ports.port == port]
+        if s.empty:
+            raise ValueError(f"port {port} is not in the samples (ports 0-{int(ports.port.max())})")
+        ax.step(s.time_us, s.queue_bytes / 1e3, where="post", label=_port_label(s.iloc[0]))
+    ax.set_xlabel("time (µs)")
+    ax.set_ylabel("queue (KB)")
+    ax.set_title("Queue occupancy")
+    ax.legend(loc="best", frameon=False)
+    return fig, ax
+
+
+def utilization_heatmap(ports, hop: str | None = None, ax=None):
+    """Link utilization (0-1) of every port over time as a heat map (ports down, time across),
+    from ``Result.ports``; ``hop`` keeps one kind of port (``"source_nic"``, ``"tor_uplink"``,
+    ``"core"``, ``"tor_downlink"``). Returns ``(figure, axes)``."""
+    import numpy as np
+
+    if hop is not None:
+        ports = ports[ports.hop == hop]
+        if ports.empty:
+            raise ValueError(f'no port of hop kind "{hop}" in the samples')
+    grid = ports.pivot_table(index="port", columns="time_us", values="utilization", aggfunc="first")
+    fig, ax = _axes(ax, height=max(2.4, min(8.0, 0.12 * len(grid))))
+    times = grid.columns.to_numpy()
+    step = float(times[1] - times[0]) if len(times) > 1 else 1.0
+    extent = (float(times[0]) - step, float(times[-1]), len(grid) - 0.5, -0.5)
+    image = ax.imshow(
+        np.clip(grid.to_numpy(dtype=float), 0.0, 1.0),
+        aspect="auto",
+        interpolation="nearest",
+        extent=extent,
+        vmin=0,
+        vmax=1,
+    )
+    ticks = np.linspace(0, len(grid) - 1, min(len(grid), 10)).round().astype(int)
+    ax.set_yticks(ticks)
+    ax.set_yticklabels([str(grid.index[i]) for i in ticks])
+    ax.set_xlabel("time (µs)")
+    ax.set_ylabel("port")
+    ax.set_title("Link utilization" + (f" ({hop})" if hop else ""))
+    ax.grid(False)
+    fig.colorbar(image, ax=ax, label="utilization")
+    return fig, ax
+
+
+def packet_sequence(packets, flow: int, ax=None):
+    """A flow's time-sequence diagram from ``Result.packets``: its data packets' sequence
+    numbers as they leave the source (dequeued at its NIC), are dropped, and are delivered,
+    and its ACKs as they arrive back. Returns ``(figure, axes)``."""
+    p = packets[packets.flow == flow]
+    if p.empty:
+        raise ValueError(f"flow {flow} is not in the packet trace")
+    fig, ax = _axes(ax)
+    data = p[p.kind == "data"]
+    # The flow's first row is its first packet entering the source's NIC.
+    source = data.node.iloc[0] if not data.empty else None
+    sent = data[(data.event == "dequeue") & (data.node == source)]
+    for rows, label, marker in (
+        (sent, "sent", "."),
+        (data[data.event == "deliver"], "delivered", "+"),
+        (data[data.event == "drop"], "dropped", "x"),
+        (p[(p.kind == "ack") & (p.event == "deliver")], "ACK received", "1"),
+    ):
+        if not rows.empty:
+            ax.plot(rows.time_us, rows.seq, linestyle="none", marker=marker, label=label)
+    ax.set_xlabel("time (µs)")
+    ax.set_ylabel("sequence number (packets)")
+    ax.set_title(f"Flow {flow}")
+    ax.legend(loc="best", frameon=False)
+    return fig, ax

@@ -1,13 +1,15 @@
 """Run results: the summary, the per-flow table, and the on-disk run directory.
 
 A run directory holds ``flows.parquet``, ``summary.json``, ``spec.toml`` (the fully resolved
-spec) and ``log.txt``. Every file is written to a temporary name and renamed into place, and
-``summary.json`` is written last: a directory with a ``summary.json`` is complete, one
-without it is not (a killed run never looks finished).
+spec) and ``log.txt``, and the recordings the spec's ``[output]`` asked for:
+``timeseries.parquet``, ``ports.parquet`` and ``packets.parquet`` (docs/metrics.md). Every
+file is written to a temporary name and renamed into place, and ``summary.json`` is written
+last: a directory with a ``summary.json`` is complete, one without it is not (a killed run
+never looks finished).
 
-``summary.json`` (under ``"metadata"``) and ``flows.parquet`` (as Parquet key-value metadata)
-each say what produced them: the dcsim version, the seed and the resolved spec, so a file
-copied away still does; :func:`read_metadata` reads either.
+``summary.json`` (under ``"metadata"``), ``flows.parquet`` and the recordings (as Parquet
+key-value metadata) each say what produced them: the dcsim version, the seed and the resolved
+spec, so a file copied away still does; :func:`read_metadata` reads either.
 """
 
 from __future__ import annotations
@@ -128,6 +130,77 @@ def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
     return dict(found)
 
 
+#: Names of the hop kinds, by the core's code (``HopKind::ALL``).
+_HOPS = ["source_nic", "tor_uplink", "core", "tor_downlink"]
+#: Names of the packet trace's events, by the core's code (``HopEvent``).
+_EVENTS = ["enqueue", "dequeue", "drop", "deliver"]
+#: The recordings a run may make beyond its flow table, each written to ``<name>.parquet``.
+RECORDINGS = ("timeseries", "ports", "packets")
+
+
+def _dictionary(codes: np.ndarray, names: list[str]) -> pa.DictionaryArray:
+    """Small integer codes as a dictionary-encoded string column."""
+    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(names))
+
+
+def recordings_to_arrow(raw: dict[str, dict[str, tuple]]) -> dict[str, pa.Table]:
+    """Builds the recordings' Arrow tables (``timeseries``, ``ports``, ``packets``) from the
+    core's raw little-endian columns; ``port_info`` describes the ports both others name."""
+    cols = {
+        name: {c: np.frombuffer(buf, dtype=np.dtype(dt)) for c, (dt, buf) in table.items()}
+        for name, table in raw.items()
+    }
+    out: dict[str, pa.Table] = {}
+    if "timeseries" in cols:
+        out["timeseries"] = pa.table(cols["timeseries"])
+    info = cols.get("port_info")
+    if "ports" in cols and info is not None:
+        c = cols["ports"]
+        port = c["port"]
+        times = np.unique(c["time_ps"])
+        interval_ps = float(times[1] - times[0]) if len(times) > 1 else 0.0
+        rate_bps = info["rate_bps"][port].astype(np.float64)
+        busy = c["tx_bytes"] * 8.0 / (rate_bps * interval_ps / 1e12) if interval_ps else np.zeros(len(port))
+        out["ports"] = pa.table(
+            {
+                "time_us": c["time_ps"] / 1e6,
+                "port": port,
+                "node": info["node"][port],
+                "peer": info["peer"][port],
+                "hop": _dictionary(info["hop"][port], _HOPS),
+                "rate_gbps": rate_bps / 1e9,
+                "queue_bytes": c["queue_bytes"],
+                "queue_packets": c["queue_packets"],
+                "tx_bytes": c["tx_bytes"],
+                "utilization": busy,
+                "dropped_packets": c["dropped_packets"],
+                "marked_packets": c["marked_packets"],
+            }
+        )
+    if "packets" in cols:
+        c = cols["packets"]
+        # A FIFO port commits a transmission when it admits the packet, so the core writes
+        # that dequeue early; the file is in time order (ties in the order events happened).
+        order = np.argsort(c["time_ps"], kind="stable")
+        kind = c["kind"][order]
+        kind_names = ["data", "ack"] + [f"control-{k}" for k in range(254)]
+        port = c["port"][order]
+        out["packets"] = pa.table(
+            {
+                "time_us": c["time_ps"][order] / 1e6,
+                "packet": c["packet"][order],
+                "flow": c["flow"][order],
+                "seq": c["seq"][order],
+                "kind": _dictionary(kind, kind_names),
+                "size_bytes": c["size_bytes"][order],
+                "event": _dictionary(c["event"][order], _EVENTS),
+                "node": c["node"][order],
+                "port": pa.array(port, mask=port == _NONE_U32),
+            }
+        )
+    return out
+
+
 def _atomic(path: Path, write: Callable[[str], None]) -> None:
     """Calls `write(tmp)` for a temporary file next to `path`, then renames it to `path`."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -159,7 +232,7 @@ def atomic_write_parquet(path: Path, table: pa.Table) -> None:
     _atomic(path, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
 
 
-_RUN_FILES = {"flows.parquet", "summary.json", "spec.toml", "log.txt"}
+_RUN_FILES = {"flows.parquet", "summary.json", "spec.toml", "log.txt"} | {f"{n}.parquet" for n in RECORDINGS}
 
 
 class OutputError(SpecError):
@@ -293,6 +366,9 @@ class Result:
         metadata: What produced the run (dcsim version, seed, resolved spec; see
             [`read_metadata`][dcsim.read_metadata]); `table` carries it too, as
             `flows.parquet` does. `summary` leaves it out.
+        recordings: The recordings the spec's `[output]` asked for, as `pyarrow.Table`s by
+            name (`timeseries`, `ports`, `packets`; see `docs/metrics.md`); the properties of
+            the same names give them as DataFrames.
     """
 
     def __init__(
@@ -302,11 +378,15 @@ class Result:
         spec_toml: str,
         out_dir: Path | None = None,
         metadata: Mapping[str, Any] | None = None,
+        recordings: dict[str, pa.Table] | None = None,
     ) -> None:
         self.summary = summary
         self.table = with_metadata(table, metadata) if metadata is not None else table
         self.spec_toml = spec_toml
         self.out_dir = out_dir
+        self.recordings = {
+            name: with_metadata(t, metadata) if metadata is not None else t for name, t in (recordings or {}).items()
+        }
         self._flows = None
 
     @property
@@ -321,6 +401,40 @@ class Result:
         if self._flows is None:
             self._flows = self.table.to_pandas()
         return self._flows
+
+    def _recording(self, name: str, how: str):  # -> pandas.DataFrame
+        if name not in self.recordings:
+            raise ValueError(f"this run recorded no {name}: {how} (docs/metrics.md)")
+        import pandas as pd
+
+        # Integer columns with nulls (the packet trace's `port` of a delivery) stay integers.
+        nullable = {pa.uint32(): pd.UInt32Dtype(), pa.uint64(): pd.UInt64Dtype()}
+        table = self.recordings[name]
+        has_nulls = any(col.null_count for col in table.columns)
+        return table.to_pandas(types_mapper=nullable.get if has_nulls else None)
+
+    @property
+    def timeseries(self):  # -> pandas.DataFrame
+        """The fabric-wide counters sampled every ``output.timeseries_us`` (one row per
+        sample). Runs stored before ``timeseries.parquet`` existed kept them in
+        ``summary.json``; they are read from there."""
+        old = self.summary.get("timeseries")
+        if "timeseries" not in self.recordings and isinstance(old, dict) and old.get("t_us"):
+            import pandas as pd
+
+            return pd.DataFrame({k: v for k, v in old.items() if isinstance(v, list)})
+        return self._recording("timeseries", "set output.timeseries_us > 0")
+
+    @property
+    def ports(self):  # -> pandas.DataFrame
+        """Port samples: every port's queue and link utilization, one row per port per
+        ``output.ports_sample_us``."""
+        return self._recording("ports", "set output.ports_sample_us > 0")
+
+    @property
+    def packets(self):  # -> pandas.DataFrame
+        """The per-packet trace: one row per hop event (``output.packet_trace = true``)."""
+        return self._recording("packets", "set output.packet_trace = true")
 
     def to_arrow(self) -> pa.Table:
         """The per-flow records as a `pyarrow.Table` (the same object as `table`)."""
@@ -347,6 +461,8 @@ class Result:
         try:
             staging.mkdir()
             atomic_write_parquet(staging / "flows.parquet", self.table)
+            for name, recorded in self.recordings.items():
+                atomic_write_parquet(staging / f"{name}.parquet", recorded)
             atomic_write_bytes(staging / "spec.toml", self.spec_toml.encode())
             atomic_write_bytes(staging / "log.txt", log.encode())
             summary = (json.dumps(self._summary_with_metadata(), indent=2, sort_keys=True) + "\n").encode()
@@ -378,7 +494,9 @@ class Result:
             raise FileNotFoundError(f"{out} is not a complete run directory (no summary.json)")
         summary = json.loads(summary_path.read_text())
         summary.pop(SUMMARY_METADATA_KEY, None)  # the table carries it too
-        return cls(summary, pq.read_table(out / "flows.parquet"), (out / "spec.toml").read_text(), out)
+        recorded = {n: pq.read_table(out / f"{n}.parquet") for n in RECORDINGS if (out / f"{n}.parquet").exists()}
+        flows = pq.read_table(out / "flows.parquet")
+        return cls(summary, flows, (out / "spec.toml").read_text(), out, recordings=recorded)
 
 
 def format_summary(summary: dict[str, Any]) -> str:
@@ -415,6 +533,16 @@ def format_summary(summary: dict[str, Any]) -> str:
         )
     if s.get("mean_request_completion_us"):
         lines.append(f"mean request completion {s['mean_request_completion_us']:.1f} us")
+    recorded = [(n, s.get(f"{n}_rows", 0)) for n in RECORDINGS if s.get(f"{n}_rows")]
+    if recorded:
+        lines.append("recorded          " + ", ".join(f"{n}.parquet {rows} rows" for n, rows in recorded))
+    for name, limit in (
+        ("timeseries", "at most 100,000 samples: raise output.timeseries_us"),
+        ("ports", "output.ports_max_rows"),
+        ("packets", "output.packet_trace_max_rows"),
+    ):
+        if s.get(f"{name}_truncated"):
+            lines.append(f"WARNING: {name}.parquet stopped early, at its row limit ({limit})")
     if s.get("fct_below_ideal") or s.get("conservation_error") or s.get("flows_stalled"):
         lines.append(
             f"INVARIANT VIOLATION: fct_below_ideal={s['fct_below_ideal']} conservation_error={s['conservation_error']} "

@@ -151,7 +151,7 @@ def set_path(tree: dict[str, Any], dotted: str, value: Any) -> None:
 
 
 #: Spec fields whose values may be file paths (relative ones resolve against the spec file).
-_PATH_FIELDS = ("workload.flow_sizes", "workload.matrix", "workload.tenants")
+_PATH_FIELDS = ("workload.flow_sizes", "workload.matrix", "workload.tenants", "topology.file")
 
 
 def load_tree(spec: SpecLike) -> tuple[dict[str, Any], Path | None]:
@@ -268,7 +268,9 @@ def _absolutize_file_paths(tree: dict[str, Any], directory: Path) -> None:
     for table in tables:
         if isinstance(table, dict):
             for key in _PATH_FIELDS:
-                if key in table:
+                if key == "topology.file" and key in table:
+                    table[key] = _absolute_topology_file(table[key], directory)
+                elif key in table:
                     table[key] = _absolute(table[key], directory, key == "workload.matrix")
 
 
@@ -294,8 +296,22 @@ def _absolute(v: Any, base: Path | None, trace: bool) -> Any:
     return v
 
 
+def _absolute_topology_file(v: Any, base: Path | None) -> Any:
+    """`topology.file` (always a path, unlike the workload's fields) relative to `base`, even if
+    it does not exist, so an error names the file where it was looked for (a sweep axis: each
+    of its values)."""
+    if isinstance(v, list):
+        return [_absolute_topology_file(x, base) for x in v]
+    if isinstance(v, str) and v and base is not None and not Path(v).is_absolute():
+        return str((base / v).resolve())
+    return v
+
+
 def _absolutize(tree: dict[str, Any], base: Path | None) -> None:
-    """Makes file paths in the workload absolute, relative to the spec file."""
+    """Makes file paths in the workload and the topology absolute, relative to the spec file."""
+    topology = tree.get("topology")
+    if isinstance(topology, dict) and "file" in topology:
+        topology["file"] = _absolute_topology_file(topology["file"], base)
     wl = tree.get("workload")
     if not isinstance(wl, dict):
         return
@@ -359,6 +375,11 @@ ADDED_FIELDS: dict[str, Any] = {
     "pase.delegation": True,
     "pase.delegation_period_rtts": 10.0,
     "pase.control_bytes": 40,
+    "topology.file": "",
+    "output.ports_sample_us": 0.0,
+    "output.ports_max_rows": 5_000_000,
+    "output.packet_trace": False,
+    "output.packet_trace_max_rows": 1_000_000,
 }
 
 

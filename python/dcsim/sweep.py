@@ -317,41 +317,59 @@ def _publish(staging: Path, final: Path) -> bool:
 
 def execute_to_bytes(
     spec_json: str, progress: Callable[[dict[str, float]], Any] | None = None
-) -> tuple[str, bytes, str, str]:
-    """Runs a resolved spec and returns (summary_json, flows_parquet_bytes, spec_toml, log):
-    everything a run directory holds, for executors whose workers cannot write the driver's
-    disk (Ray)."""
+) -> tuple[str, dict[str, bytes], str, str]:
+    """Runs a resolved spec and returns (summary_json, {parquet file name: bytes}, spec_toml,
+    log): everything a run directory holds (``flows.parquet`` and the recordings), for
+    executors whose workers cannot write the driver's disk (Ray)."""
     import io
 
     import pyarrow.parquet as pq
 
-    from .result import SUMMARY_METADATA_KEY, columns_to_arrow, format_summary, run_metadata, with_metadata
+    from .result import (
+        SUMMARY_METADATA_KEY,
+        columns_to_arrow,
+        format_summary,
+        recordings_to_arrow,
+        run_metadata,
+        with_metadata,
+    )
 
     t0 = time.monotonic()
-    summary_json, raw = _dcsim.run_spec(spec_json, progress)
+    summary_json, raw, recorded = _dcsim.run_spec(spec_json, progress)
     toml_text, resolved_json = _dcsim.resolve_spec(spec_json)
     metadata = run_metadata(json.loads(resolved_json))
-    table = with_metadata(columns_to_arrow(raw), metadata)
-    buf = io.BytesIO()
-    pq.write_table(table, buf, compression="zstd")
+    tables = {"flows": columns_to_arrow(raw), **recordings_to_arrow(recorded)}
+    parquet: dict[str, bytes] = {}
+    for name, table in tables.items():
+        buf = io.BytesIO()
+        pq.write_table(with_metadata(table, metadata), buf, compression="zstd")
+        parquet[f"{name}.parquet"] = buf.getvalue()
     summary = json.loads(summary_json)
     log = (
         f"dcsim {_dcsim.__version__} worker pid {os.getpid()}\nwall {time.monotonic() - t0:.3f} s\n\n"
         + format_summary(summary)
     )
     summary_json = json.dumps({**summary, SUMMARY_METADATA_KEY: metadata})
-    return summary_json, buf.getvalue(), toml_text, log + "\n"
+    return summary_json, parquet, toml_text, log + "\n"
 
 
 def write_run(
-    out: Path, h: str, params: Mapping[str, Any], summary_json: str, parquet: bytes, spec_toml: str, log: str
+    out: Path,
+    h: str,
+    params: Mapping[str, Any],
+    summary_json: str,
+    parquet: Mapping[str, bytes],
+    spec_toml: str,
+    log: str,
 ) -> bool:
-    """Writes one run directory atomically (staging + rename)."""
+    """Writes one run directory atomically (staging + rename); `parquet` maps each Parquet
+    file's name (``flows.parquet`` and the recordings') to its bytes."""
     from .result import atomic_write_bytes
 
     staging = out / "runs" / ".staging" / f"{h}-{uuid.uuid4().hex[:8]}"
     staging.mkdir(parents=True)
-    atomic_write_bytes(staging / "flows.parquet", parquet)
+    for name, data in parquet.items():
+        atomic_write_bytes(staging / name, data)
     atomic_write_bytes(staging / "spec.toml", spec_toml.encode())
     atomic_write_bytes(staging / "log.txt", log.encode())
     atomic_write_bytes(staging / "params.json", (json.dumps(params, sort_keys=True) + "\n").encode())

@@ -4,7 +4,8 @@
 //! from TOML and overrides), summaries as JSON text, per-flow columns as raw little-endian
 //! bytes that Python views with `numpy.frombuffer` (no per-row conversion).
 
-use dcsim::metrics::FlowRecords;
+use dcsim::metrics::{FlowRecords, PacketTrace, PortDescription, PortSamples, Timeseries};
+use dcsim::RunOutput;
 use dcsim::{RunError, Simulation, Spec, SpecError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -131,6 +132,91 @@ fn columns<'py>(py: Python<'py>, r: &FlowRecords) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
+/// Adds column `name` of little-endian `u64`s to `d`.
+fn put_u64(py: Python<'_>, d: &Bound<'_, PyDict>, name: &str, v: &[u64]) -> PyResult<()> {
+    d.set_item(name, ("<u8", column(py, v, |x: u64| x.to_le_bytes().to_vec())))
+}
+
+/// Adds column `name` of little-endian `u32`s to `d`.
+fn put_u32(py: Python<'_>, d: &Bound<'_, PyDict>, name: &str, v: &[u32]) -> PyResult<()> {
+    d.set_item(name, ("<u4", column(py, v, |x: u32| x.to_le_bytes().to_vec())))
+}
+
+fn timeseries_columns<'py>(py: Python<'py>, t: &Timeseries) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("t_us", ("<f8", column(py, &t.t_us, |x: f64| x.to_le_bytes().to_vec())))?;
+    put_u64(py, &d, "arrived_packets", &t.arrived_packets)?;
+    put_u64(py, &d, "injected_packets", &t.injected_packets)?;
+    put_u64(py, &d, "flows_done", &t.flows_done)?;
+    Ok(d)
+}
+
+fn port_columns<'py>(py: Python<'py>, s: &PortSamples) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    put_u64(py, &d, "time_ps", &s.time_ps)?;
+    put_u32(py, &d, "port", &s.port)?;
+    put_u64(py, &d, "queue_bytes", &s.queue_bytes)?;
+    put_u32(py, &d, "queue_packets", &s.queue_packets)?;
+    put_u64(py, &d, "tx_bytes", &s.tx_bytes)?;
+    put_u64(py, &d, "dropped_packets", &s.dropped_packets)?;
+    put_u64(py, &d, "marked_packets", &s.marked_packets)?;
+    Ok(d)
+}
+
+fn packet_columns<'py>(py: Python<'py>, t: &PacketTrace) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    put_u64(py, &d, "time_ps", &t.time_ps)?;
+    put_u64(py, &d, "packet", &t.packet)?;
+    put_u32(py, &d, "flow", &t.flow)?;
+    put_u32(py, &d, "seq", &t.seq)?;
+    d.set_item("kind", ("<u1", PyBytes::new(py, &t.kind)))?;
+    put_u32(py, &d, "size_bytes", &t.size_bytes)?;
+    d.set_item("event", ("<u1", PyBytes::new(py, &t.event)))?;
+    put_u32(py, &d, "node", &t.node)?;
+    put_u32(py, &d, "port", &t.port)?;
+    Ok(d)
+}
+
+/// The network's ports, one row each: what the port samples' and the packet trace's `port`
+/// ids stand for (`hop`: the index in `HopKind::ALL`).
+fn port_info_columns<'py>(
+    py: Python<'py>,
+    ports: &[PortDescription],
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    put_u32(py, &d, "port", &(0..ports.len() as u32).collect::<Vec<_>>())?;
+    put_u32(py, &d, "node", &ports.iter().map(|p| p.node).collect::<Vec<_>>())?;
+    put_u32(py, &d, "peer", &ports.iter().map(|p| p.peer).collect::<Vec<_>>())?;
+    put_u64(py, &d, "rate_bps", &ports.iter().map(|p| p.rate.0).collect::<Vec<_>>())?;
+    let hops: Vec<u8> = ports
+        .iter()
+        .map(|p| {
+            dcsim::queue::HopKind::ALL.iter().position(|h| *h == p.hop).expect("a hop kind") as u8
+        })
+        .collect();
+    d.set_item("hop", ("<u1", PyBytes::new(py, &hops)))?;
+    Ok(d)
+}
+
+/// The recordings a run made beyond its flow table, by file name (`timeseries`, `ports`,
+/// `packets`, and `port_info` describing the ports when either of the last two is there).
+fn recordings<'py>(py: Python<'py>, out: &RunOutput, spec: &Spec) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    if spec.output.timeseries_us > 0.0 {
+        d.set_item("timeseries", timeseries_columns(py, &out.timeseries)?)?;
+    }
+    if let Some(s) = &out.ports {
+        d.set_item("ports", port_columns(py, s)?)?;
+    }
+    if let Some(t) = &out.packets {
+        d.set_item("packets", packet_columns(py, t)?)?;
+    }
+    if !out.port_descriptions.is_empty() {
+        d.set_item("port_info", port_info_columns(py, &out.port_descriptions)?)?;
+    }
+    Ok(d)
+}
+
 /// Runs a spec given as JSON text.
 ///
 /// `progress`, if given, is called about five times a second with a dict (`sim_time_us`,
@@ -138,17 +224,18 @@ fn columns<'py>(py: Python<'py>, r: &FlowRecords) -> PyResult<Bound<'py, PyDict>
 /// `events`, `wall_seconds`); if it returns `False` the run stops with `KeyboardInterrupt`.
 /// Signals (Ctrl-C) are checked at the same points.
 ///
-/// Returns `(summary_json, columns)` where `columns` maps a column name to
-/// `(numpy dtype string, bytes)`.
+/// Returns `(summary_json, columns, recordings)` where `columns` maps a flow column's name to
+/// `(numpy dtype string, bytes)` and `recordings` maps a recording's name (`timeseries`,
+/// `ports`, `packets`, `port_info`) to its columns in the same form.
 #[pyfunction]
 #[pyo3(signature = (spec_json, progress=None))]
 fn run_spec<'py>(
     py: Python<'py>,
     spec_json: &str,
     progress: Option<Py<PyAny>>,
-) -> PyResult<(String, Bound<'py, PyDict>)> {
+) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     let spec = Spec::from_json_str(spec_json).map_err(CoreError::from)?;
-    let sim = Simulation::new(spec).map_err(CoreError::from)?;
+    let sim = Simulation::new(spec.clone()).map_err(CoreError::from)?;
     let mut pending: Option<PyErr> = None;
     let result = py.detach(|| {
         sim.run(&mut |p| {
@@ -184,7 +271,7 @@ fn run_spec<'py>(
     match result {
         Ok(out) => {
             let summary = serde_json::to_string(&out.summary).expect("summary serializes");
-            Ok((summary, columns(py, &out.records)?))
+            Ok((summary, columns(py, &out.records)?, recordings(py, &out, &spec)?))
         }
         // A callback's own exception (or Ctrl-C) takes precedence over the interruption.
         Err(e) => Err(pending.unwrap_or_else(|| CoreError::from(e).into())),

@@ -1,4 +1,5 @@
-//! Named choices: enums whose variants a spec names by a string, each name written once.
+//! Named choices: enums whose variants a spec names by a string, each name written once; and
+//! the suggestion for a misspelt name.
 
 /// An enum a spec field chooses by name.
 pub trait Choice: Copy + PartialEq + 'static {
@@ -62,4 +63,28 @@ macro_rules! choice {
             }
         }
     };
+}
+
+/// Edit distance, for "did you mean" suggestions.
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest of `candidates` to `word`, if close enough to be a likely typo.
+pub fn suggest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    candidates
+        .iter()
+        .map(|c| (levenshtein(&word.to_lowercase(), c), *c))
+        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
 }

@@ -7,6 +7,7 @@
 //! only delays: the packet reappears at the next node as an [`Event::Arrive`] after its lead
 //! time plus the propagation delay.
 
+use crate::metrics::{HopEvent, PacketTracer};
 use crate::packet::{Packet, PacketId, PacketPool, SeqSet};
 use crate::queue::{HopKind, Offer};
 use crate::streams::Stream;
@@ -137,6 +138,9 @@ pub struct Fabric {
     /// Deliveries of the flows metered apart (none unless set).
     pub meter: FlowMeter,
     losses: Vec<LossRule>,
+    /// The per-packet trace (`output.packet_trace`); `None`, and never touched beyond that
+    /// check, when off.
+    pub tracer: Option<Box<PacketTracer>>,
 }
 
 impl Fabric {
@@ -166,6 +170,7 @@ impl Fabric {
             counters: PacketCounters::default(),
             meter: FlowMeter::default(),
             losses: Vec::new(),
+            tracer: None,
         }
     }
 
@@ -218,6 +223,9 @@ impl Fabric {
             self.counters.data_retransmitted += u64::from(p.retransmit);
         }
         let id = self.pool.alloc(p);
+        if self.tracer.is_some() {
+            self.trace_created(id);
+        }
         let nic = self.net.nic(host);
         self.offer(nic, id);
     }
@@ -229,6 +237,9 @@ impl Fabric {
         self.counters.created += 1;
         self.counters.control += 1;
         let id = self.pool.alloc(p);
+        if self.tracer.is_some() {
+            self.trace_created(id);
+        }
         self.on_arrive_at_switch(node, id);
     }
 
@@ -249,21 +260,49 @@ impl Fabric {
         if p.flow >= self.meter.first {
             self.meter.on_delivered(p);
         }
+        if self.tracer.is_some() {
+            self.trace_delivery(id);
+        }
         self.pool.free(id);
     }
 
+    /// Offers packet `id` to `port`. A traced run takes its own copy of the path (one branch
+    /// here), so the untraced one is exactly as it was without tracing.
     #[inline]
     fn offer(&mut self, port: u32, id: PacketId) {
+        if self.tracer.is_some() {
+            self.offer_traced(port, id);
+        } else {
+            self.offer_with::<false>(port, id);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn offer_traced(&mut self, port: u32, id: PacketId) {
+        self.offer_with::<true>(port, id);
+    }
+
+    /// The offer itself; `TRACED` adds the packet trace's rows.
+    #[inline(always)]
+    fn offer_with<const TRACED: bool>(&mut self, port: u32, id: PacketId) {
         let now = self.sched.now();
         if !self.losses.is_empty() && self.scripted_loss(id) {
+            if TRACED {
+                self.trace_offer(port, id, Offer::Dropped(id));
+            }
             self.counters.dropped += 1;
             self.pool.free(id);
             return;
         }
         let pt = &mut self.net.ports[port as usize];
-        match pt.offer(id, now, &mut self.pool, &mut self.queue_rng) {
+        let offered = pt.offer(id, now, &mut self.pool, &mut self.queue_rng);
+        if TRACED {
+            self.trace_offer(port, id, offered);
+        }
+        match offered {
             Offer::Depart { arrive_at } => {
-                let peer = pt.peer;
+                let peer = self.net.ports[port as usize].peer;
                 self.sched
                     .schedule_at(arrive_at, Event::Arrive(peer, id))
                     .expect("arrivals are in the future");
@@ -273,6 +312,9 @@ impl Fabric {
                 self.counters.dropped += 1;
                 self.pool.free(victim);
                 while let Some(extra) = self.net.ports[port as usize].take_extra_drop(&self.pool) {
+                    if TRACED {
+                        self.trace_offer(port, extra, Offer::Dropped(extra));
+                    }
                     self.counters.dropped += 1;
                     self.pool.free(extra);
                 }
@@ -303,6 +345,9 @@ impl Fabric {
         pt.wakeup_pending = false;
         if let Some((id, arrive_at)) = pt.next_departure(now, &self.pool, &mut self.queue_rng) {
             let (peer, backlog) = (pt.peer, pt.has_backlog());
+            if self.tracer.is_some() {
+                self.trace_dequeue(port, id);
+            }
             self.sched
                 .schedule_at(arrive_at, Event::Arrive(peer, id))
                 .expect("arrivals are in the future");
@@ -320,6 +365,65 @@ impl Fabric {
         let choices = self.net.routes.next_hops(node, dst);
         let port = self.balancer.pick(node, flow, choices);
         self.offer(port, id);
+    }
+
+    /// Traces what offering packet `id` to `port` did. Out of line: only traced runs call it.
+    #[cold]
+    #[inline(never)]
+    fn trace_offer(&mut self, port: u32, id: PacketId, offered: Offer) {
+        let now = self.sched.now();
+        let (Some(tracer), pt) = (&mut self.tracer, &self.net.ports[port as usize]) else {
+            return;
+        };
+        let p = self.pool.get(id);
+        match offered {
+            Offer::Depart { .. } => {
+                tracer.record(now, id, p, HopEvent::Enqueue, pt.owner, port);
+                // The transmission just committed ends at `busy_until`.
+                let start = pt.busy_until - pt.tx_time(p.size_bytes as u64);
+                tracer.record(start, id, p, HopEvent::Dequeue, pt.owner, port);
+            }
+            Offer::Queued => tracer.record(now, id, p, HopEvent::Enqueue, pt.owner, port),
+            Offer::Dropped(victim) => {
+                if victim != id {
+                    tracer.record(now, id, p, HopEvent::Enqueue, pt.owner, port);
+                }
+                let v = self.pool.get(victim);
+                tracer.record(now, victim, v, HopEvent::Drop, pt.owner, port);
+            }
+        }
+    }
+
+    /// Traces the creation of packet `id`. Out of line: only traced runs call it.
+    #[cold]
+    #[inline(never)]
+    fn trace_created(&mut self, id: PacketId) {
+        if let Some(tracer) = &mut self.tracer {
+            tracer.on_created(id);
+        }
+    }
+
+    /// Traces the start of packet `id`'s transmission at `port` (an event-driven port). Out of
+    /// line: only traced runs call it.
+    #[cold]
+    #[inline(never)]
+    fn trace_dequeue(&mut self, port: u32, id: PacketId) {
+        let now = self.sched.now();
+        let owner = self.net.ports[port as usize].owner;
+        if let Some(tracer) = &mut self.tracer {
+            tracer.record(now, id, self.pool.get(id), HopEvent::Dequeue, owner, port);
+        }
+    }
+
+    /// Traces the delivery of packet `id` where its last link took it. Out of line: only
+    /// traced runs call it.
+    #[cold]
+    #[inline(never)]
+    fn trace_delivery(&mut self, id: PacketId) {
+        let now = self.sched.now();
+        let Some(tracer) = &mut self.tracer else { return };
+        let node = self.net.ports[tracer.last_port(id) as usize].peer;
+        tracer.record(now, id, self.pool.get(id), HopEvent::Deliver, node, crate::metrics::NO_PORT);
     }
 
     /// Packets held by event-driven queues (timeline FIFOs hold none: theirs are already

@@ -13,8 +13,9 @@
 //!   metrics:  per-flow records (FCT, ideal FCT, slowdown) ─► summary
 //! ```
 //! * [`spec`]: the spec, resolved and validated once (one file per section).
-//! * [`cdf`]: flow-size CDFs; [`trace`]: flow traces (leaves the spec can read).
-//! * [`topology`]: leaf-spine, fat-tree, star, dumbbell; routes computed by BFS.
+//! * [`cdf`]: flow-size CDFs; [`trace`]: flow traces; [`topology_file`]: topology files
+//!   (leaves the spec can read).
+//! * [`topology`]: leaf-spine, fat-tree, star, dumbbell, pair, or a file; routes computed by BFS.
 //! * [`queue`]: the [`queue::Port`] shell and its disciplines.
 //! * [`fabric`]: forwarding and the event types.
 //! * [`transport`]: one module per protocol, listed once in the registry ([`protocols`]); the
@@ -65,6 +66,7 @@ pub mod spec;
 pub mod streams;
 pub mod thresholds;
 pub mod topology;
+pub mod topology_file;
 pub mod trace;
 pub mod transport;
 pub mod units;

@@ -28,6 +28,11 @@ impl PacketKind {
         PacketKind(code + 2)
     }
 
+    /// The kind as one byte: 0 data, 1 ACK, 2 + code for control packet `code`.
+    pub fn code(self) -> u8 {
+        self.0
+    }
+
     /// The protocol's control code, for a control packet.
     pub fn control_code(self) -> Option<u8> {
         self.0.checked_sub(2)

@@ -5,7 +5,10 @@
 
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric, FlowMeter};
-use crate::metrics::{ideal_fct, path_hops, summarize, FlowRecords, Hop, RunCounters, Summary};
+use crate::metrics::{
+    ideal_fct, path_hops, summarize, FlowRecords, Hop, PacketTrace, PacketTracer, PortDescription,
+    PortSampler, PortSamples, RunCounters, Summary, Timeseries,
+};
 use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
 use crate::spec::{LoadBalancing, Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
@@ -15,6 +18,10 @@ use crate::workload::{is_long_lived, FlowArrival, Generator, LONG_LIVED_ID};
 use dcsim_engine::SimTime;
 use std::collections::HashMap;
 use std::time::Instant;
+
+/// What a flow's ideal FCT depends on besides its size: (source rack, destination rack, source
+/// host link delay ps, destination host link delay ps).
+type PathClass = (u32, u32, u64, u64);
 
 /// A snapshot for progress reporting.
 #[derive(Debug, Clone, Copy)]
@@ -46,6 +53,15 @@ pub struct RunOutput {
     pub records: FlowRecords,
     /// The statistics.
     pub summary: Summary,
+    /// The fabric-wide counters sampled every `output.timeseries_us` (empty when off).
+    pub timeseries: Timeseries,
+    /// Port samples (`output.ports_sample_us`), if on.
+    pub ports: Option<PortSamples>,
+    /// The per-packet trace (`output.packet_trace`), if on.
+    pub packets: Option<PacketTrace>,
+    /// The ports the port samples and the packet trace refer to by index (empty when neither
+    /// is on).
+    pub port_descriptions: Vec<PortDescription>,
 }
 
 /// One simulation, ready to run.
@@ -62,13 +78,15 @@ pub struct Simulation {
     finish_target: Option<u64>,
     completed: u64,
     fct_below_ideal: u64,
-    paths: HashMap<(u32, u32), (Vec<Hop>, Vec<Hop>)>,
+    paths: HashMap<PathClass, (Vec<Hop>, Vec<Hop>)>,
     /// Data packets of the flows started so far.
     arrived_packets: u64,
     /// Time of the first arrival, and (time, data bytes delivered) at the last one.
     first_arrival: Option<SimTime>,
     at_last_arrival: Option<(SimTime, u64)>,
-    timeseries: crate::metrics::Timeseries,
+    timeseries: Timeseries,
+    /// Port samples (`output.ports_sample_us`), if on.
+    port_sampler: Option<PortSampler>,
 }
 
 impl Simulation {
@@ -97,7 +115,13 @@ impl Simulation {
         };
         let net = Network::build_with_service_hosts(&spec.topology, parts.service_hosts, &factory);
         let workload = Generator::new(&spec, &net)?;
+        check_recording_sizes(&spec, &net, &workload, parts.model)?;
         let mut fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
+        if spec.output.packet_trace {
+            fab.tracer = Some(Box::new(PacketTracer::new(spec.output.packet_trace_max_rows)));
+        }
+        let port_sampler = (spec.output.ports_sample_us > 0.0)
+            .then(|| PortSampler::new(fab.net.ports.len(), spec.output.ports_max_rows));
         // What the long-lived flows deliver is counted apart, for the summary.
         fab.meter = FlowMeter::new(LONG_LIVED_ID, spec.workload.long_lived_flows);
         let stop_at = if spec.workload.duration_ms > 0.0 {
@@ -121,7 +145,8 @@ impl Simulation {
             arrived_packets: 0,
             first_arrival: None,
             at_last_arrival: None,
-            timeseries: crate::metrics::Timeseries::default(),
+            timeseries: Timeseries::default(),
+            port_sampler,
             spec,
         })
     }
@@ -144,12 +169,14 @@ impl Simulation {
 
     /// The ideal FCT of a `size_bytes` flow from `src` to `dst` in this fabric.
     ///
-    /// Path profiles are cached per (source rack, destination rack): every topology here gives
-    /// all hosts of a rack (edge switch) identical links, so the profile depends only on the
-    /// racks, and the cache stays as small as the number of rack pairs however many flows run.
+    /// Path profiles are cached per (source rack, destination rack, the two hosts' link
+    /// delays): equal-cost paths are alike (checked for topology files, true of the built-in
+    /// kinds) and host links have one rate, so the profile depends only on those, and the cache
+    /// stays as small as the number of rack pairs however many flows run.
     pub fn ideal_fct(&mut self, src: u32, dst: u32, size_bytes: u64) -> SimTime {
         let net = &self.fab.net;
-        let key = (net.rack(src), net.rack(dst));
+        let host_delay = |h: u32| net.ports[net.nic(h) as usize].delay.as_ps();
+        let key = (net.rack(src), net.rack(dst), host_delay(src), host_delay(dst));
         let sprayed = self.spec.topology.load_balancing != LoadBalancing::Ecmp;
         let (fwd, rev) = self.paths.entry(key).or_insert_with(|| {
             (path_hops(net, src, dst, sprayed), path_hops(net, dst, src, sprayed))
@@ -295,7 +322,14 @@ impl Simulation {
         let warmup =
             (self.spec.workload.warmup_fraction * self.records.len() as f64).floor() as usize;
         let summary = summarize(&self.records, warmup, counters);
-        RunOutput { records: self.records, summary }
+        RunOutput {
+            records: self.records,
+            summary,
+            timeseries: Timeseries::default(),
+            ports: None,
+            packets: None,
+            port_descriptions: Vec::new(),
+        }
     }
 
     /// Runs to the end. `progress` is called about five times a second of wall time; return
@@ -326,9 +360,11 @@ impl Simulation {
         let mut stalled = false;
         self.schedule_next_arrival();
         let mut last_report = 0.0f64;
-        let sample_every = SimTime::from_us_f64(self.spec.output.timeseries_us);
-        let mut next_sample =
-            if sample_every > SimTime::ZERO { SimTime::ZERO } else { SimTime::MAX };
+        // Samples are taken between events (the state just before the first event at or after
+        // the sample time), not as events of their own: the run's events, and so its results,
+        // are the same whether it samples or not. Off, a series waits at `SimTime::MAX`.
+        let mut clock = SampleClock::new(&self.spec, self.port_sampler.is_some());
+        let mut next_sample = clock.next();
         // Nothing is simulated past the horizon (and no time computation can overflow).
         let limit = self.stop_at.min(HORIZON);
         loop {
@@ -336,13 +372,8 @@ impl Simulation {
                 break;
             }
             let Some((at, ev)) = self.fab.sched.pop_until(limit) else { break };
-            while at >= next_sample {
-                // The state just before the first event at or after the sample time.
-                if !self.sample(next_sample) {
-                    next_sample = SimTime::MAX; // the series is full: sampling stops
-                    break;
-                }
-                next_sample += sample_every;
+            if at >= next_sample {
+                next_sample = self.take_samples(at, &mut clock);
             }
             match ev {
                 Event::Arrive(node, pkt) => {
@@ -450,12 +481,59 @@ impl Simulation {
                 secs if secs > 0.0 => fab.meter.payload_bytes as f64 * 8.0 / secs / 1e9,
                 _ => 0.0,
             },
-            timeseries: std::mem::take(&mut self.timeseries),
+            timeseries_rows: self.timeseries.t_us.len() as u64,
+            timeseries_truncated: self.timeseries.truncated,
+            ports_rows: self.port_sampler.as_ref().map_or(0, |s| s.rows.time_ps.len() as u64),
+            ports_truncated: self.port_sampler.as_ref().is_some_and(|s| s.rows.truncated),
+            packets_rows: fab.tracer.as_ref().map_or(0, |t| t.rows.time_ps.len() as u64),
+            packets_truncated: fab.tracer.as_ref().is_some_and(|t| t.rows.truncated),
         };
         let warmup =
             (self.spec.workload.warmup_fraction * self.records.len() as f64).floor() as usize;
         let summary = summarize(&self.records, warmup, counters);
-        Ok(RunOutput { records: self.records, summary })
+        let recorded = self.port_sampler.is_some() || self.fab.tracer.is_some();
+        let port_descriptions = if recorded {
+            self.fab.net.ports.iter().map(PortDescription::of).collect()
+        } else {
+            Vec::new()
+        };
+        Ok(RunOutput {
+            records: self.records,
+            summary,
+            timeseries: self.timeseries,
+            port_descriptions,
+            ports: self.port_sampler.map(|s| s.rows),
+            packets: self.fab.tracer.map(|t| t.rows),
+        })
+    }
+
+    /// Takes every sample due at or before `at` (the next event's time); returns when the next
+    /// one is due. Out of line: the event loop only compares times.
+    #[cold]
+    #[inline(never)]
+    fn take_samples(&mut self, at: SimTime, clock: &mut SampleClock) -> SimTime {
+        while at >= clock.next() {
+            // Both series due now are sampled at this time, never later than `at` (a port sample
+            // ahead of the next event would let its FIFO queues forget packets too early).
+            let due = clock.next();
+            // A full series stops (and says so).
+            if clock.series_at == due {
+                clock.series_at = if self.sample(clock.series_at) {
+                    clock.series_at + clock.series_every
+                } else {
+                    SimTime::MAX
+                };
+            }
+            if clock.ports_at == due {
+                let sampler = self.port_sampler.as_mut().expect("sampling ports");
+                clock.ports_at = if sampler.sample(clock.ports_at, &mut self.fab.net.ports) {
+                    clock.ports_at + clock.ports_every
+                } else {
+                    SimTime::MAX
+                };
+            }
+        }
+        clock.next()
     }
 
     /// Records one sample; false (and the series marked truncated) once it is full.
@@ -488,4 +566,95 @@ impl Simulation {
         }
         c.created as i64 - accounted as i64
     }
+}
+
+/// When the sampled recordings (the time series, the port samples) are next due; a recording
+/// that is off (or full) waits at `SimTime::MAX`.
+struct SampleClock {
+    series_at: SimTime,
+    series_every: SimTime,
+    ports_at: SimTime,
+    ports_every: SimTime,
+}
+
+impl SampleClock {
+    fn new(spec: &Spec, sampling_ports: bool) -> Self {
+        let series_every = SimTime::from_us_f64(spec.output.timeseries_us);
+        let first = |on: bool| if on { SimTime::ZERO } else { SimTime::MAX };
+        SampleClock {
+            series_at: first(series_every > SimTime::ZERO),
+            series_every,
+            ports_at: first(sampling_ports),
+            ports_every: SimTime::from_us_f64(spec.output.ports_sample_us),
+        }
+    }
+
+    fn next(&self) -> SimTime {
+        self.series_at.min(self.ports_at)
+    }
+}
+
+/// Refuses, before a run, recordings that would pass their row limits: the port samples
+/// (ports × samples over the workload's arrival span, or `workload.duration_ms`) and the
+/// packet trace (at least an enqueue and a dequeue per port crossed and a delivery for every
+/// data packet the workload brings). Both estimates are lower bounds: a run also drains, and
+/// sends ACKs; one that reaches a limit stops recording there and says so in its summary.
+fn check_recording_sizes(
+    spec: &Spec,
+    net: &Network,
+    workload: &Generator,
+    model: Model,
+) -> Result<(), SpecError> {
+    let out = &spec.output;
+    if model == Model::FlowLevelSrpt && (out.ports_sample_us > 0.0 || out.packet_trace) {
+        let field = if out.packet_trace { "output.packet_trace" } else { "output.ports_sample_us" };
+        return Err(SpecError::new(
+            field,
+            "transport.protocol = \"ideal\" runs the flow-level model, which has no ports or packets to record; turn it off or choose a packet-level protocol",
+        ));
+    }
+    let (span_s, data_packets) = workload.expected_span_and_packets();
+    if out.ports_sample_us > 0.0 {
+        let span_s =
+            if spec.workload.duration_ms > 0.0 { spec.workload.duration_ms / 1e3 } else { span_s };
+        let samples = (span_s * 1e6 / out.ports_sample_us).floor() + 1.0;
+        let rows = samples * net.ports.len() as f64;
+        if rows > out.ports_max_rows as f64 {
+            return Err(SpecError::new(
+                "output.ports_max_rows",
+                format!(
+                    "{} rows are too few for ports.parquet: {} ports sampled every {} µs over the {:.1} µs {} make at least {rows:.0} rows; raise output.ports_max_rows or output.ports_sample_us",
+                    out.ports_max_rows,
+                    net.ports.len(),
+                    out.ports_sample_us,
+                    span_s * 1e6,
+                    if spec.workload.duration_ms > 0.0 {
+                        "of workload.duration_ms"
+                    } else {
+                        "the flows take to arrive"
+                    },
+                ),
+            ));
+        }
+    }
+    if out.packet_trace {
+        // A data packet crosses at least one port (two wherever hosts hang off switches).
+        let hops = if (0..net.n_nodes()).any(|n| net.kind(n) == crate::topology::NodeKind::Switch) {
+            2.0
+        } else {
+            1.0
+        };
+        let rows = data_packets * (2.0 * hops + 1.0);
+        if rows > out.packet_trace_max_rows as f64 {
+            return Err(SpecError::new(
+                "output.packet_trace_max_rows",
+                format!(
+                    "{} rows are too few for packets.parquet: the workload brings about {data_packets:.0} data packets, each at least {rows_per:.0} rows (an enqueue and a dequeue per port crossed, a delivery), so at least {rows:.0} rows; raise output.packet_trace_max_rows or run fewer flows (the trace is meant for small runs)",
+                    out.packet_trace_max_rows,
+                    rows_per = 2.0 * hops + 1.0,
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -6,22 +6,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dcsim import Result
 from dcsim import plot as dplot
 from dcsim.experiments_support import phost as ph
+from dcsim.sweep import run_dir
 
 TITLE = "pHost Fig. 7: stability (web search): pending packets at the sources"
 LOADS = (0.6, 0.7, 0.8)
 
 
-def data(runs: pd.DataFrame) -> pd.DataFrame:
+def data(runs: pd.DataFrame, store) -> pd.DataFrame:
     rows = []
     for _, r in runs.iterrows():
         load = float(r["workload.load"])
         if not any(abs(load - x) < 1e-9 for x in LOADS):
             continue
-        arrived = np.asarray(r["timeseries.arrived_packets"], dtype=float)
-        injected = np.asarray(r["timeseries.injected_packets"], dtype=float)
-        t = np.asarray(r["timeseries.t_us"], dtype=float)
+        series = Result.read(run_dir(Path(store), r["run"])).timeseries
+        arrived = series.arrived_packets.to_numpy(dtype=float)
+        injected = series.injected_packets.to_numpy(dtype=float)
+        t = series.t_us.to_numpy(dtype=float)
         total = arrived[-1] if len(arrived) else 0.0
         if total == 0:
             continue

@@ -67,12 +67,23 @@ pub struct RunCounters {
     /// Those bytes per second of the run (time 0 to its end), Gbps: the long-lived flows'
     /// goodput, all of them together.
     pub long_lived_goodput_gbps: f64,
-    /// Samples every `output.timeseries_us` of simulated time (empty when off).
-    pub timeseries: Timeseries,
+    /// Rows of `timeseries.parquet` (`output.timeseries_us`; 0 when off).
+    pub timeseries_rows: u64,
+    /// True if the time series stopped at [`MAX_SAMPLES`] rows.
+    pub timeseries_truncated: bool,
+    /// Rows of `ports.parquet` (`output.ports_sample_us`; 0 when off).
+    pub ports_rows: u64,
+    /// True if the port samples stopped at `output.ports_max_rows`.
+    pub ports_truncated: bool,
+    /// Rows of `packets.parquet` (`output.packet_trace`; 0 when off).
+    pub packets_rows: u64,
+    /// True if the packet trace stopped at `output.packet_trace_max_rows`.
+    pub packets_truncated: bool,
 }
 
-/// The run's state sampled at regular simulated times (pHost Fig. 7's stability view).
-#[derive(Debug, Default, Clone, Serialize)]
+/// The run's state sampled at regular simulated times (pHost Fig. 7's stability view), written
+/// to `timeseries.parquet`.
+#[derive(Debug, Default, Clone)]
 pub struct Timeseries {
     /// Sample times, µs.
     pub t_us: Vec<f64>,
@@ -88,7 +99,7 @@ pub struct Timeseries {
     pub truncated: bool,
 }
 
-/// The most samples a time series keeps (a few MB in `summary.json`).
+/// The most samples a time series keeps (a few MB in `timeseries.parquet`).
 pub const MAX_SAMPLES: usize = 100_000;
 
 /// The summary of one run; `summary.json`.

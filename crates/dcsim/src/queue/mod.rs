@@ -333,8 +333,9 @@ impl Port {
     }
 
     /// Offers packet `id` at time `now`: marks it if the marking rule says so, then commits
-    /// its transmission, queues it, or drops something.
-    #[inline]
+    /// its transmission, queues it, or drops something. Always inlined: the fabric calls it from
+    /// its untraced and its traced path, and the untraced one must stay one function.
+    #[inline(always)]
     pub fn offer(
         &mut self,
         id: PacketId,

@@ -5,6 +5,7 @@
 //! so the spec's schema — and with it the list of keys each table allows — is generated from
 //! the resolution code itself ([`super::fields`]): no field name is written twice.
 
+pub use crate::choice::suggest;
 use crate::choice::Choice;
 use crate::error::SpecError;
 use serde_json::{Map, Value};
@@ -415,30 +416,6 @@ pub fn apply_override(tree: &mut Value, key: &str, raw: &str) -> Result<(), Spec
         .ok_or_else(|| SpecError::new(key, "is inside a value, not a table"))?
         .insert(parts[parts.len() - 1].to_string(), value);
     Ok(())
-}
-
-/// Edit distance, for "did you mean" suggestions.
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-/// The closest of `candidates` to `word`, if close enough to be a likely typo.
-pub fn suggest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
-    candidates
-        .iter()
-        .map(|c| (levenshtein(&word.to_lowercase(), c), *c))
-        .filter(|(d, c)| *d <= 2.max(c.len() / 3))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
 }
 
 /// "a float", "a string", … for error messages.

@@ -2,9 +2,12 @@
 
 use super::reader::Section;
 use super::reader::MAX_BUFFER_BYTES;
+use crate::choice::Choice;
 use crate::error::SpecError;
+use crate::topology_file::FileTopology;
 use crate::units::BitRate;
 use serde::Serialize;
+use std::sync::Arc;
 
 crate::choice! {
     /// Topology kinds.
@@ -19,6 +22,8 @@ crate::choice! {
         Dumbbell = "dumbbell",
         /// Two hosts joined by one link, no switch (for tests and single-link studies).
         Pair = "pair",
+        /// Read from a JSON file (`topology.file`; format in `docs/topology-files.md`).
+        File = "file",
     }
 }
 
@@ -48,8 +53,15 @@ crate::choice! {
 /// `[topology]`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct TopologySpec {
-    /// `leaf-spine` (default), `fat-tree`, `star`, `dumbbell` or `pair` (two hosts, one link).
+    /// `leaf-spine` (default), `fat-tree`, `star`, `dumbbell`, `pair` (two hosts, one link) or
+    /// `file` (read from `file`).
     pub kind: TopologyKind,
+    /// File: the JSON topology file (a relative path resolves against the spec file). Default
+    /// "" (none).
+    pub file: String,
+    /// File: the topology read from `file` (not part of the serialized spec: the path is).
+    #[serde(skip)]
+    pub graph: Option<Arc<FileTopology>>,
     /// Leaf-spine: number of racks (ToR switches). Default 9.
     pub racks: u32,
     /// Leaf-spine: hosts per rack. Default 16.
@@ -106,6 +118,7 @@ impl TopologySpec {
             TopologyKind::Star => self.hosts,
             TopologyKind::Dumbbell => 2 * self.hosts_per_side,
             TopologyKind::Pair => 2,
+            TopologyKind::File => self.graph.as_ref().map_or(0, |g| g.hosts.len() as u32),
         }
     }
 }
@@ -113,6 +126,29 @@ impl TopologySpec {
 /// Resolves `[topology]`.
 pub fn resolve(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
     let kind = t.choice("kind", TopologyKind::LeafSpine)?;
+    let file = t.string("file")?.unwrap_or("").to_string();
+    let graph = match (kind, file.is_empty()) {
+        (TopologyKind::File, true) => {
+            return Err(SpecError::new(
+                t.field("file"),
+                "topology.kind = \"file\" needs the path of a topology file (format: docs/topology-files.md)",
+            ))
+        }
+        (TopologyKind::File, false) => Some(Arc::new(
+            FileTopology::load(std::path::Path::new(&file))
+                .map_err(|e| SpecError::new(t.field("file"), e))?,
+        )),
+        (_, false) => {
+            return Err(SpecError::new(
+                t.field("file"),
+                format!(
+                    "\"{file}\" is a topology file, but topology.kind = \"{}\"; set topology.kind = \"file\" to use it",
+                    kind.name()
+                ),
+            ))
+        }
+        (_, true) => None,
+    };
     let racks = t.u32_in("racks", 9, 1, 4096)?;
     let hosts_per_rack = t.u32_in("hosts_per_rack", 16, 1, 4096)?;
     let spines = t.u32_in("spines", 4, 1, 1024)?;
@@ -125,8 +161,23 @@ pub fn resolve(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
     }
     let hosts = t.u32_in("hosts", 16, 2, 65536)?;
     let hosts_per_side = t.u32_in("hosts_per_side", 1, 1, 65536)?;
-    let host_link_gbps =
-        t.f64_in("host_link_gbps", 10.0, 1e-3, 1e4, "must be a positive rate in Gbps")?;
+    let default_host_gbps = graph.as_ref().map_or(10.0, |g| g.host_link_gbps);
+    let host_link_gbps = t.f64_in(
+        "host_link_gbps",
+        default_host_gbps,
+        1e-3,
+        1e4,
+        "must be a positive rate in Gbps",
+    )?;
+    // A file sets the host rate; a resolved spec repeats it, so an equal value is accepted.
+    if graph.is_some() && host_link_gbps != default_host_gbps {
+        return Err(SpecError::new(
+            t.field("host_link_gbps"),
+            format!(
+                "{host_link_gbps} disagrees with the host links of topology.file ({default_host_gbps} Gbps); the file sets the rates, leave host_link_gbps out"
+            ),
+        ));
+    }
     let oversubscription =
         t.f64_in("oversubscription", 1.0, 1e-3, 1e3, "must be a positive ratio")?;
     let default_core = match kind {
@@ -180,6 +231,8 @@ pub fn resolve(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
     };
     let spec = TopologySpec {
         kind,
+        file,
+        graph,
         racks,
         hosts_per_rack,
         spines,

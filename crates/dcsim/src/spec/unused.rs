@@ -53,6 +53,7 @@ const KIND_FIELDS: &[(&str, &[TopologyKind], &str)] = &[
             TopologyKind::FatTree,
             TopologyKind::Star,
             TopologyKind::Dumbbell,
+            TopologyKind::File,
         ],
         "; this topology has no switch",
     ),
@@ -201,6 +202,9 @@ impl Spec {
 
     fn topology_reason(&self, key: &str) -> Option<String> {
         let kind = self.topology.kind;
+        if kind == TopologyKind::File && matches!(key, "core_link_gbps" | "link_delay_ns") {
+            return Some("`topology.file` gives every link's rate and delay".into());
+        }
         if let Some((_, kinds, hint)) = KIND_FIELDS.iter().find(|(k, ..)| *k == key) {
             if !kinds.contains(&kind) {
                 let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();

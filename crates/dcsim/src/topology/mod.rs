@@ -9,6 +9,7 @@
 
 mod dumbbell;
 mod fat_tree;
+mod file;
 mod leaf_spine;
 mod star;
 
@@ -267,6 +268,10 @@ impl Network {
             TopologyKind::Pair => {
                 b.hosts(2);
                 b.link(0, 1, spec.host_rate(), SimTime::from_ns(spec.link_delay_ns));
+            }
+            TopologyKind::File => {
+                let graph = spec.graph.as_ref().expect("a file topology is read when resolved");
+                file::build(&mut b, graph);
             }
         }
         if extra > 0 {

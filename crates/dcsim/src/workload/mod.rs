@@ -199,6 +199,8 @@ pub struct Generator {
     n_hosts: u32,
     /// Mean time between arrivals (flows or incast requests) over the whole fabric, s.
     mean_gap_s: f64,
+    /// Mean bytes a flow (or incast request) carries.
+    mean_bytes: f64,
     now_s: f64,
     limit: u64,
     /// The flows the run is about: `limit`, or with `stop_when = "n-finished"` the number
@@ -372,6 +374,7 @@ impl Generator {
             at_start: w.arrivals == crate::spec::Arrivals::AtStart,
             n_hosts,
             mean_gap_s,
+            mean_bytes: mean,
             now_s: 0.0,
             limit,
             target,
@@ -413,6 +416,32 @@ impl Generator {
     /// "n-finished"` how many must finish (it then produces flows without end).
     pub fn total(&self) -> u64 {
         self.target + self.queries.as_ref().map_or(0, |q| q.left * q.fanout as u64)
+    }
+
+    /// What the workload is expected to bring, for sizing recordings before a run: the span of
+    /// its arrivals, s, and its data packets. Both are lower bounds of what a run sees (it
+    /// drains after the last arrival, and may retransmit); long-lived flows are left out.
+    pub fn expected_span_and_packets(&self) -> (f64, f64) {
+        let (span_s, packets) = match &self.source {
+            Source::Trace { rows, .. } => {
+                let rows = &rows[..(self.target as usize).min(rows.len())];
+                let packets: f64 =
+                    rows.iter().map(|r| crate::units::Bytes(r.size_bytes).packets() as f64).sum();
+                (rows.last().map_or(0.0, |r| r.start.as_secs_f64()), packets)
+            }
+            _ => {
+                let span = if self.at_start { 0.0 } else { self.target as f64 * self.mean_gap_s };
+                (span, self.target as f64 * self.mean_bytes / MSS_BYTES as f64)
+            }
+        };
+        let (query_span_s, query_packets) = self.queries.as_ref().map_or((0.0, 0.0), |q| {
+            let responses = q.left as f64 * q.fanout as f64;
+            (
+                q.left as f64 * q.mean_gap_s,
+                responses * crate::units::Bytes(q.bytes).packets() as f64,
+            )
+        });
+        (span_s.max(query_span_s), packets + query_packets)
     }
 
     /// The next flow, or `None` when all have been produced: background flows and query

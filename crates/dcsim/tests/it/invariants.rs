@@ -174,7 +174,7 @@ fn the_timeseries_samples_arrived_and_injected_packets() {
         ),
         &[],
     );
-    let ts = &out.summary.counters.timeseries;
+    let ts = &out.timeseries;
     assert_eq!(ts.t_us[..3], [0.0, 5.0, 10.0]);
     let at = |t: f64| ts.t_us.iter().position(|&x| x == t).unwrap();
     // Just before the first event at 0, nothing has arrived. By 5 µs flow 0 has; its initial

@@ -94,7 +94,7 @@ fn time_series_memory_is_bounded() {
     )
     .unwrap();
     let out = Simulation::new(s).unwrap().run(&mut |_| true).unwrap();
-    let ts = &out.summary.counters.timeseries;
+    let ts = &out.timeseries;
     assert_eq!(out.summary.flows_completed, 20);
     assert!(ts.t_us.len() <= dcsim::metrics::MAX_SAMPLES);
     assert!(ts.truncated, "{} samples", ts.t_us.len());
