@@ -26,7 +26,7 @@ pub mod unused;
 pub mod workload;
 
 pub use dctcp::DctcpSpec;
-pub use fastpass::{FastpassPolicy, FastpassSpec};
+pub use fastpass::{FastpassPolicy, FastpassPreset, FastpassSlotStart, FastpassSpec};
 pub use output::{EngineSpec, OutputSpec};
 pub use pase::{PaseArbitration, PaseOrder, PaseRateControl, PaseSpec};
 pub use pfabric::{ClassifyBy, PfabricSpec, PriorityKey, RateControl, ThresholdMethod};
@@ -40,6 +40,7 @@ pub use workload::{
     Arrivals, BimodalSpec, FlowSizes, Matrix, StopWhen, WorkloadSpec, MAX_LONG_LIVED_FLOWS,
 };
 
+use crate::cdf::SizeSampling;
 use crate::error::SpecError;
 use reader::Reader;
 use serde::Serialize;
@@ -114,7 +115,8 @@ impl Spec {
         let seed = top.u64_in("seed", 1, 0, u64::MAX)?;
         let name = top.string("name")?.unwrap_or("").to_string();
         let topology = topology::resolve(&top.sub("topology")?)?;
-        let workload = workload::resolve(&top.sub("workload")?, &topology)?;
+        let workload_section = top.sub("workload")?;
+        let mut workload = workload::resolve(&workload_section, &topology)?;
         let transport = transport::resolve(&top.sub("transport")?, &topology)?;
         if workload.long_lived_flows > 0 && transport.protocol == Protocol::Ideal {
             // SRPT would serve a never-ending flow last: it could delay none of the run's flows,
@@ -131,6 +133,13 @@ impl Spec {
         let pfabric = pfabric::resolve(&top.sub("pfabric")?, &transport, &topology, &workload)?;
         let phost = phost::resolve(&top.sub("phost")?)?;
         let fastpass = fastpass::resolve(&top.sub("fastpass")?, transport.protocol, &topology)?;
+        if transport.protocol == Protocol::Fastpass
+            && fastpass.preset == FastpassPreset::AuthorsCode
+            && workload_section.raw("size_sampling").is_none()
+        {
+            // The authors' code rounds an interpolated CDF size to whole packets.
+            workload.size_sampling = SizeSampling::InterpolateRound;
+        }
         let pias =
             pias::resolve(&top.sub("pias")?, &workload, transport.protocol == Protocol::Pias)?;
         let pase = pase::resolve(&top.sub("pase")?)?;

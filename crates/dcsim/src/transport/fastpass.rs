@@ -20,7 +20,8 @@
 //!   it waits one epoch; if packets are still unacknowledged it requests that many again (the
 //!   only loss recovery). When every packet is acknowledged the flow is complete and a final
 //!   RTS tells the arbiter to forget it. A schedule that arrives after its epoch began shifts
-//!   that epoch's slots to start at the arrival.
+//!   that epoch's slots to start at the arrival; with `fastpass.slot_start = "arrival"` (the
+//!   authors' code) every epoch's slots start when its schedule arrives.
 //! * **Destination.** ACKs every data packet (40 B, priority 0).
 //!
 //! Flow state lives in reusable slots (no allocation per packet): a slot is released once the
@@ -31,7 +32,7 @@ use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, Tra
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
 use crate::queue::EcnMarking;
-use crate::spec::{FastpassPolicy, Spec};
+use crate::spec::{FastpassPolicy, FastpassSlotStart, Spec};
 use crate::units::{Bytes, CONTROL_BYTES, MTU_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
@@ -46,6 +47,10 @@ pub const SCHEDULE: PacketKind = PacketKind::control(1);
 
 /// Header word of an RTS: the packets requested.
 const COUNT: usize = 0;
+/// Header word of an RTS: [`BY_WATCHDOG`] when the watchdog sent it, else 0.
+const ORIGIN: usize = 1;
+/// An RTS the watchdog sent.
+const BY_WATCHDOG: u32 = 1;
 
 crate::transport_events! {
     /// Fastpass's clocks and timers.
@@ -77,6 +82,8 @@ impl Protocol for FastpassProtocol {
             epoch: SimTime((t_mtu.as_ps() as f64 * f.epoch_mtu).round() as u64),
             arbiter,
             edf: f.policy == FastpassPolicy::Edf,
+            slots_at_arrival: f.slot_start == FastpassSlotStart::Arrival,
+            watchdog_epochs: f.watchdog_epochs,
         };
         let ports = PortPlan {
             queue: QueuePlan::PriorityDrop,
@@ -102,6 +109,11 @@ pub struct FastpassParams {
     /// Order in which the arbiter serves flows: fewest packets left to schedule (SRPT), or
     /// earliest deadline first (flows without one last).
     pub edf: bool,
+    /// Slots start when the schedule arrives (the authors' code) instead of at the epoch
+    /// boundary (`fastpass.slot_start`).
+    pub slots_at_arrival: bool,
+    /// Epochs without a slot before a source asks again; 0 = never (`fastpass.watchdog_epochs`).
+    pub watchdog_epochs: u32,
 }
 
 impl FastpassParams {
@@ -110,9 +122,11 @@ impl FastpassParams {
         SimTime(self.epoch.as_ps() / self.slots_per_epoch as u64)
     }
     /// How long a source with packets requested waits without any slot before asking again
-    /// (16 epochs): recovers lost schedule packets, which the authors' code never does.
-    pub fn watchdog(&self) -> SimTime {
-        SimTime(self.epoch.as_ps() * 16)
+    /// (`watchdog_epochs`, 16 by default): recovers lost schedule packets, which the authors'
+    /// code never does. `None` when off.
+    pub fn watchdog(&self) -> Option<SimTime> {
+        (self.watchdog_epochs > 0)
+            .then(|| SimTime(self.epoch.as_ps() * self.watchdog_epochs as u64))
     }
 }
 
@@ -213,6 +227,18 @@ pub struct FastpassTransport {
     stamp: u32,
     /// (source, timeslot, flow slot) of the epoch being computed; reused.
     matched: Vec<(u32, u32, u32)>,
+    stats: FastpassStats,
+}
+
+/// What Fastpass's mechanisms cost, for the summary's `transport_counters`.
+#[derive(Clone, Copy, Debug, Default)]
+struct FastpassStats {
+    /// Re-requests one epoch after a source sent all it had asked for (the authors' loss
+    /// recovery).
+    rerequests: u64,
+    /// Re-requests by the watchdog (a source with slots requested and none for
+    /// `watchdog_epochs`).
+    watchdog_requests: u64,
 }
 
 impl HostTransport for FastpassTransport {
@@ -227,7 +253,8 @@ impl HostTransport for FastpassTransport {
         let mut acked = std::mem::take(&mut fl.acked);
         acked.reset(n);
         let now = fab.now();
-        let watchdog_at = now + self.params.watchdog();
+        let watchdog = self.params.watchdog();
+        let watchdog_at = watchdog.map_or(SimTime::MAX, |w| now + w);
         *fl = Flow {
             id: f.id,
             generation: fl.generation.wrapping_add(1),
@@ -244,8 +271,10 @@ impl HostTransport for FastpassTransport {
             ..Flow::default()
         };
         let generation = fl.generation;
-        fab.schedule(watchdog_at, FastpassEvent::Timer(slot, generation).encode());
-        self.request(slot, n, fab);
+        if watchdog.is_some() {
+            fab.schedule(watchdog_at, FastpassEvent::Timer(slot, generation).encode());
+        }
+        self.request(slot, n, 0, fab);
     }
 
     /// A packet of this transport reached its host; frees it. Returns the completion when the
@@ -293,7 +322,7 @@ impl HostTransport for FastpassTransport {
                         timeouts: fl.requests - 1,
                         packets_sent: fl.packets_sent,
                     };
-                    self.request(p.slot, FINISHED, fab);
+                    self.request(p.slot, FINISHED, 0, fab);
                     return Some(done);
                 }
             }
@@ -308,6 +337,13 @@ impl HostTransport for FastpassTransport {
             FastpassEvent::ArbiterEpoch => self.on_epoch(fab),
             FastpassEvent::Timer(slot, generation) => self.on_timer(slot, generation, fab),
         }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("rerequests", self.stats.rerequests),
+            ("watchdog_requests", self.stats.watchdog_requests),
+        ]
     }
 }
 
@@ -329,15 +365,18 @@ impl FastpassTransport {
             dst_used: vec![0; n],
             stamp: 0,
             matched: Vec::new(),
+            stats: FastpassStats::default(),
         }
     }
 
-    /// The source asks the arbiter for `count` packets (or, with [`FINISHED`], says it is done).
-    fn request(&mut self, slot: u32, count: u32, fab: &mut Fabric) {
+    /// The source asks the arbiter for `count` packets (or, with [`FINISHED`], says it is
+    /// done); `origin` is 0 or [`BY_WATCHDOG`].
+    fn request(&mut self, slot: u32, count: u32, origin: u32, fab: &mut Fabric) {
         let fl = &mut self.flows[slot as usize];
         fl.requests += 1;
         let mut header = [0; 2];
         header[COUNT] = count;
+        header[ORIGIN] = origin;
         let rts = Packet {
             header,
             ..Packet::new(
@@ -473,9 +512,11 @@ impl FastpassTransport {
         let now = fab.now();
         let msg = &self.messages[p.seq as usize];
         let slot_len = self.params.slot().as_ps();
-        // Perfect synchronisation: slots at their absolute times, unless the schedule came
-        // late, in which case the epoch starts on arrival.
-        let start = msg.epoch_start.max(now);
+        // `slot_start = "epoch"`: perfect synchronisation, slots at their absolute times,
+        // unless the schedule came late, in which case the epoch starts on arrival.
+        // `"arrival"`: the epoch starts on arrival (the authors' `receive_schedule_pkt`
+        // clamps its start to the current time).
+        let start = if self.params.slots_at_arrival { now } else { msg.epoch_start.max(now) };
         let q = &mut self.grants[p.dst as usize];
         for &(ts, slot, flow) in &msg.entries {
             let fl = &mut self.flows[slot as usize];
@@ -555,12 +596,13 @@ impl FastpassTransport {
     /// otherwise, since the request then repeats what the arbiter already has).
     fn on_timer(&mut self, slot: u32, generation: u32, fab: &mut Fabric) {
         let now = fab.now();
-        let wait = self.params.watchdog();
+        let wait = self.params.watchdog().unwrap_or(SimTime::MAX);
         let fl = &mut self.flows[slot as usize];
         if fl.generation != generation || !fl.sending {
             return;
         }
-        let ask = if now == fl.watchdog_at {
+        let watchdog = now == fl.watchdog_at;
+        let ask = if watchdog {
             let idle = fl.last_activity + wait <= now;
             idle && !self.grants[fl.src as usize].iter().any(|g| g.slot == slot)
         } else {
@@ -568,10 +610,15 @@ impl FastpassTransport {
         };
         let fl = &mut self.flows[slot as usize];
         if ask {
+            if watchdog {
+                self.stats.watchdog_requests += 1;
+            } else {
+                self.stats.rerequests += 1;
+            }
             let missing = fl.n_pkts - fl.acked_count;
             fl.requested = missing;
             fl.last_activity = now;
-            self.request(slot, missing, fab);
+            self.request(slot, missing, if watchdog { BY_WATCHDOG } else { 0 }, fab);
         }
         let fl = &mut self.flows[slot as usize];
         if now == fl.watchdog_at {
@@ -600,6 +647,8 @@ mod tests {
             epoch: SimTime(10_200_000),
             arbiter: 0,
             edf: false,
+            slots_at_arrival: false,
+            watchdog_epochs: 16,
         };
         let mut t = FastpassTransport::new(params, 64);
         for (i, &(src, dst, n)) in demand.iter().enumerate() {

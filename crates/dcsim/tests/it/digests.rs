@@ -138,6 +138,7 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
             ],
         ),
         ("phost-code", vec!["transport.protocol=phost", "phost.preset=authors-code"]),
+        ("fastpass-code", vec!["transport.protocol=fastpass", "fastpass.preset=authors-code"]),
         (
             "phost-edf",
             vec!["transport.protocol=phost", "phost.policy=edf", "workload.deadline_mean_us=1000"],

@@ -26,6 +26,27 @@ fn the_first_packet_waits_for_rts_epoch_and_schedule() {
 }
 
 #[test]
+fn with_slot_start_arrival_the_first_packet_leaves_when_the_schedule_arrives() {
+    // As above, but the slots of the epoch [20.4, 30.6) µs start when its schedule arrives
+    // (10.2 + 0.464 = 10.664 µs, the authors' clamp): FCT = 10.664 + 1.632 + 0.464 = 12.76 µs,
+    // one epoch less the schedule's 464 ns of travel earlier than at the boundary.
+    let spec =
+        |extra: &str| spec_with_trace(&format!("{STAR}[fastpass]\n{extra}\n"), &["0,0,1,1460,0"]);
+    assert_eq!(fct_ps(&run(spec("slot_start = \"arrival\""), &[]), 0), ns(12_760));
+    assert_eq!(fct_ps(&run(spec("preset = \"authors-code\""), &[]), 0), ns(12_760));
+    assert_eq!(fct_ps(&run(spec("slot_start = \"epoch\""), &[]), 0), ns(22_496));
+    // 20 packets: schedules computed at 10.2, 20.4 and 30.6 µs arrive 464 ns later; packet 19
+    // leaves in slot 3 of the third, at 31.064 + 3 × 1.275 = 34.889 µs: FCT = 34.889 + 2.096.
+    let long = spec_with_trace(
+        &format!("{STAR}[fastpass]\nslot_start = \"arrival\"\n"),
+        &["0,0,1,29200,0"],
+    );
+    let out = run(long, &[]);
+    assert_eq!(fct_ps(&out, 0), ns(36_985));
+    assert_eq!(out.records.packets_sent[0], 20);
+}
+
+#[test]
 fn a_long_flow_sends_one_packet_per_granted_slot() {
     // 20 packets: 8 slots in each of the epochs starting 20.4 and 30.6 µs, the last 4 in the
     // epoch starting 40.8 µs; packet 19 leaves at 40.8 + 3 × 1.275 = 44.625 µs:
@@ -93,4 +114,31 @@ fn the_edf_arbiter_serves_the_earlier_deadline_first() {
     let out = run(spec, &[]);
     assert_eq!(fct_ps(&out, 0), ns(40_800 + 3 * 1_275 + 2_096));
     assert_eq!(fct_ps(&out, 1), ns(40_800 + 7 * 1_275 + 2_096));
+}
+
+#[test]
+fn the_authors_code_preset_sets_arrival_slots_no_watchdog_and_rounded_sizes() {
+    use dcsim::cdf::SizeSampling;
+    use dcsim::spec::{FastpassPreset, FastpassSlotStart, Spec};
+    let spec = |text: &str| Spec::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"));
+    let paper = spec("[transport]\nprotocol = \"fastpass\"\n");
+    assert_eq!(paper.fastpass.preset, FastpassPreset::Paper);
+    assert_eq!(paper.fastpass.slot_start, FastpassSlotStart::Epoch);
+    assert_eq!(paper.fastpass.watchdog_epochs, 16);
+    assert_eq!(paper.workload.size_sampling, SizeSampling::Interpolate);
+    let code =
+        spec("[transport]\nprotocol = \"fastpass\"\n[fastpass]\npreset = \"authors-code\"\n");
+    assert_eq!(code.fastpass.slot_start, FastpassSlotStart::Arrival);
+    assert_eq!(code.fastpass.watchdog_epochs, 0);
+    assert_eq!(code.workload.size_sampling, SizeSampling::InterpolateRound);
+    // Fields set on their own win over the preset.
+    let mixed = spec(
+        "[transport]\nprotocol = \"fastpass\"\n[workload]\nsize_sampling = \"interpolate\"\n[fastpass]\npreset = \"authors-code\"\nslot_start = \"epoch\"\nwatchdog_epochs = 4\n",
+    );
+    assert_eq!(mixed.fastpass.slot_start, FastpassSlotStart::Epoch);
+    assert_eq!(mixed.fastpass.watchdog_epochs, 4);
+    assert_eq!(mixed.workload.size_sampling, SizeSampling::Interpolate);
+    // Another protocol ignores [fastpass] altogether.
+    let other = spec("[transport]\nprotocol = \"phost\"\n[fastpass]\npreset = \"authors-code\"\n");
+    assert_eq!(other.workload.size_sampling, SizeSampling::Interpolate);
 }
