@@ -163,6 +163,8 @@ struct Flow {
     arbiter_done: bool,
     /// Packets the arbiter still has to schedule.
     to_schedule: u32,
+    /// When the arbiter last sent the flow a schedule.
+    last_grant_at: Option<SimTime>,
     in_demand: bool,
 }
 
@@ -239,6 +241,9 @@ struct FastpassStats {
     /// Re-requests by the watchdog (a source with slots requested and none for
     /// `watchdog_epochs`).
     watchdog_requests: u64,
+    /// Watchdog requests the arbiter ignored because it had sent the flow a schedule less
+    /// than an epoch before (the schedule was on its way).
+    watchdog_ignored: u64,
 }
 
 impl HostTransport for FastpassTransport {
@@ -343,6 +348,7 @@ impl HostTransport for FastpassTransport {
         vec![
             ("rerequests", self.stats.rerequests),
             ("watchdog_requests", self.stats.watchdog_requests),
+            ("watchdog_ignored", self.stats.watchdog_ignored),
         ]
     }
 }
@@ -464,7 +470,9 @@ impl FastpassTransport {
             msg.entries.clear();
             while i < self.matched.len() && self.matched[i].0 == src {
                 let (_, ts, slot) = self.matched[i];
-                msg.entries.push((ts, slot, self.flows[slot as usize].id));
+                let fl = &mut self.flows[slot as usize];
+                fl.last_grant_at = Some(now);
+                msg.entries.push((ts, slot, fl.id));
                 i += 1;
             }
             let first = msg.entries[0].1;
@@ -491,6 +499,13 @@ impl FastpassTransport {
             fl.arbiter_done = true;
             fl.to_schedule = 0;
             self.release_if_done(p.slot);
+            return;
+        }
+        let in_flight = fl.last_grant_at.is_some_and(|t| fab.now() < t + self.params.epoch);
+        if p.header[ORIGIN] == BY_WATCHDOG && in_flight {
+            // The source asked before the schedule sent at the arbiter's last epoch reached
+            // it: its count still includes those slots, and taking it would grant them twice.
+            self.stats.watchdog_ignored += 1;
             return;
         }
         fl.to_schedule = p.header[COUNT];
@@ -591,9 +606,11 @@ impl FastpassTransport {
     }
 
     /// A flow's timer: one epoch after the source sent all it had asked for, re-request what
-    /// is unacknowledged (as the pHost authors' code does); and the watchdog, which asks again when slots were
-    /// requested but none came for [`FastpassParams::watchdog`] (a lost schedule: harmless
-    /// otherwise, since the request then repeats what the arbiter already has).
+    /// is unacknowledged (as the pHost authors' code does); and the watchdog, which asks again
+    /// when slots were requested but none came for [`FastpassParams::watchdog`] (a lost
+    /// schedule). Without a loss the watchdog's request repeats what the arbiter already has,
+    /// unless the arbiter has just granted slots whose schedule is still on its way: the
+    /// arbiter ignores a watchdog request within an epoch of its last schedule to the flow.
     fn on_timer(&mut self, slot: u32, generation: u32, fab: &mut Fabric) {
         let now = fab.now();
         let wait = self.params.watchdog().unwrap_or(SimTime::MAX);

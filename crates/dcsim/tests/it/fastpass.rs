@@ -47,6 +47,34 @@ fn with_slot_start_arrival_the_first_packet_leaves_when_the_schedule_arrives() {
 }
 
 #[test]
+fn a_watchdog_request_racing_a_schedule_is_ignored() {
+    // Host 0 sends a 300-packet flow and a 127-packet one to host 1. The short one takes every
+    // slot of the epochs computed at E..15E (E = 10.2 µs) and 7 of the one computed at 16E,
+    // whose last slot goes to the long flow. The long flow's watchdog (idle since 0, 16
+    // epochs) fires at 16E, before that schedule reaches it: its request (300 packets)
+    // reaches the arbiter 464 ns after the arbiter granted one of them. Taking it would grant
+    // that packet twice (301 sent); the arbiter ignores it.
+    let spec = spec_with_trace(STAR, &["0,0,1,438000,0", "1,0,1,185420,0"]);
+    let out = run(spec, &[]);
+    let c = &out.summary.counters.transport_counters;
+    assert_eq!((c["watchdog_requests"], c["watchdog_ignored"]), (1, 1));
+    assert_eq!(out.records.packets_sent[0], 300);
+    assert_eq!(out.records.retransmits[0], 0);
+    // Slot 7 of [17E, 18E), then 37 full epochs and 3 slots of [55E, 56E): the last packet
+    // leaves at 561 + 2 × 1.275 µs: FCT = 563.55 + 2.096 µs.
+    assert_eq!(fct_ps(&out, 0), ns(565_646));
+    // The same runs with the watchdog off, and the authors' code has none.
+    let spec = spec_with_trace(
+        &format!("{STAR}[fastpass]\nwatchdog_epochs = 0\n"),
+        &["0,0,1,438000,0", "1,0,1,185420,0"],
+    );
+    let out = run(spec, &[]);
+    let c = &out.summary.counters.transport_counters;
+    assert_eq!((c["watchdog_requests"], c["watchdog_ignored"]), (0, 0));
+    assert_eq!(fct_ps(&out, 0), ns(565_646));
+}
+
+#[test]
 fn a_long_flow_sends_one_packet_per_granted_slot() {
     // 20 packets: 8 slots in each of the epochs starting 20.4 and 30.6 µs, the last 4 in the
     // epoch starting 40.8 µs; packet 19 leaves at 40.8 + 3 × 1.275 = 44.625 µs:
@@ -84,6 +112,21 @@ fn a_lost_schedule_is_recovered_by_the_re_request() {
     assert_eq!(out.records.timeouts[0], 1);
     assert_eq!(out.records.packets_sent[0], 20);
     assert!(fct_ps(&out, 0) > ns(60_000));
+}
+
+#[test]
+fn a_flow_whose_only_schedule_is_lost_is_recovered_by_the_watchdog() {
+    // A one-packet flow's only schedule (sent at 10.2 µs) is lost: the arbiter has nothing
+    // left to schedule and the source never sends, so only the watchdog can help. It fires
+    // 16 epochs after the start (163.2 µs); its request reaches the arbiter at 163.664 µs,
+    // long after the lost schedule would have arrived, so the arbiter takes it. The next
+    // boundary, 173.4 µs, schedules the slot at 183.6 µs: FCT = 183.6 + 2.096 µs.
+    let loss =
+        LossRule { flow: 0, seq: 0, kind: dcsim::transport::fastpass::SCHEDULE, hop: 0, count: 1 };
+    let out = run(spec_with_trace(STAR, &["0,0,1,1460,0"]), &[loss]);
+    assert_eq!(fct_ps(&out, 0), ns(185_696));
+    let c = &out.summary.counters.transport_counters;
+    assert_eq!((c["watchdog_requests"], c["watchdog_ignored"]), (1, 0));
 }
 
 #[test]
