@@ -297,12 +297,12 @@ impl Fabric {
         }
         let pt = &mut self.net.ports[port as usize];
         let offered = pt.offer(id, now, &mut self.pool, &mut self.queue_rng);
+        let peer = pt.peer;
         if TRACED {
             self.trace_offer(port, id, offered);
         }
         match offered {
             Offer::Depart { arrive_at } => {
-                let peer = self.net.ports[port as usize].peer;
                 self.sched
                     .schedule_at(arrive_at, Event::Arrive(peer, id))
                     .expect("arrivals are in the future");
