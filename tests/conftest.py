@@ -31,3 +31,10 @@ def dcsim_cli(*args, cwd=None, timeout=300):
         cwd=cwd,
         timeout=timeout,
     )
+
+
+def write(tmp_path, text, name="s.toml"):
+    """Writes `text` to `tmp_path / name` (a spec file, a trace, a CDF) and returns the path."""
+    p = tmp_path / name
+    p.write_text(text)
+    return p

@@ -7,17 +7,11 @@ import warnings
 import pytest
 
 import dcsim
-from conftest import dcsim_cli
+from conftest import dcsim_cli, write
 from dcsim import sweep
 from dcsim.spec import SpecError
 
 FAT_TREE = '[topology]\nkind = "fat-tree"\nk = 4\nspines = 3\nracks = 3\n[workload]\nflows = 50\n'
-
-
-def write(tmp_path, text, name="s.toml"):
-    p = tmp_path / name
-    p.write_text(text)
-    return p
 
 
 # ---- item 1: fields without effect ------------------------------------------------------------

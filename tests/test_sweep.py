@@ -12,16 +12,11 @@ from pathlib import Path
 import pytest
 
 import dcsim
+from conftest import write
 from dcsim import sweep
 from dcsim.spec import SpecError
 
 SMALL = "seed = 1\n[topology]\nracks = 2\nhosts_per_rack = 4\nspines = 2\n[workload]\nflows = 150\nload = 0.5\n"
-
-
-def write(tmp_path, text, name="s.toml"):
-    p = tmp_path / name
-    p.write_text(text)
-    return p
 
 
 # ---- expansion and validation -------------------------------------------------------------
