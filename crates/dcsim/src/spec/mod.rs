@@ -133,11 +133,14 @@ impl Spec {
         let pfabric = pfabric::resolve(&top.sub("pfabric")?, &transport, &topology, &workload)?;
         let phost = phost::resolve(&top.sub("phost")?)?;
         let fastpass = fastpass::resolve(&top.sub("fastpass")?, transport.protocol, &topology)?;
-        if transport.protocol == Protocol::Fastpass
-            && fastpass.preset == FastpassPreset::AuthorsCode
-            && workload_section.raw("size_sampling").is_none()
-        {
-            // The authors' code rounds an interpolated CDF size to whole packets.
+        let authors_code = match transport.protocol {
+            Protocol::Fastpass => fastpass.preset == FastpassPreset::AuthorsCode,
+            Protocol::Phost => phost.preset == PhostPreset::AuthorsCode,
+            _ => false,
+        };
+        if authors_code && workload_section.raw("size_sampling").is_none() {
+            // The authors' code (NetSys/simulator, `coresim/random_variable.cpp`) rounds an
+            // interpolated CDF size to whole packets.
             workload.size_sampling = SizeSampling::InterpolateRound;
         }
         let pias =

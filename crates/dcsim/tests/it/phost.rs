@@ -159,3 +159,21 @@ fn tenant_fair_shares_the_destination_between_tenants() {
     // Tenant-fair turns free tokens off: every packet is granted, so 2 RTS + 80 tokens + 2 ACKs.
     assert_eq!(fair.summary.counters.control_packets_injected, 84);
 }
+
+/// Issue 17 item 3.1: the pHost authors'-code preset samples CDF sizes as the authors' code does
+/// (interpolated, rounded to the nearest packet), as Fastpass's preset does; a
+/// `workload.size_sampling` set on its own wins, and the paper preset keeps the default.
+#[test]
+fn the_authors_code_preset_rounds_interpolated_sizes() {
+    use dcsim::cdf::SizeSampling;
+    use dcsim::spec::Spec;
+    let spec = |text: &str| Spec::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"));
+    let paper = spec(PAIR);
+    assert_eq!(paper.workload.size_sampling, SizeSampling::Interpolate);
+    let code = spec(&format!("{PAIR}[phost]\npreset = \"authors-code\"\n"));
+    assert_eq!(code.workload.size_sampling, SizeSampling::InterpolateRound);
+    let own = spec(&format!(
+        "{PAIR}[workload]\nsize_sampling = \"step\"\n[phost]\npreset = \"authors-code\"\n"
+    ));
+    assert_eq!(own.workload.size_sampling, SizeSampling::Step);
+}
