@@ -24,6 +24,7 @@ def data(runs: pd.DataFrame, store) -> pd.DataFrame:
         "protocol",
         "load",
         "deadlines",
+        "edf",
         "nfct",
         "throughput_norm",
         "deadline_met",
@@ -42,12 +43,19 @@ def _main(d: pd.DataFrame) -> pd.DataFrame:
     return d[(~d.deadlines) & ((d.load - 0.6).abs() < 1e-9)]
 
 
+def _deadlines(d: pd.DataFrame, edf: bool) -> pd.DataFrame:
+    """The deadline runs, scheduled earliest deadline first or as without deadlines (SRPT)."""
+    return d[d.deadlines & (d.edf == edf)]
+
+
 def plot(d: pd.DataFrame, path: Path) -> None:
-    fig, axes = dplot.grid(6, TITLE, width_per_panel=3.9, height=2.9)
+    fig, axes = dplot.grid(7, TITLE, width_per_panel=3.9, height=2.9)
     m = _main(d)
     ph.bars(axes[0], m, "nfct", ph.WORKLOADS, ylabel="(a) normalized FCT")
     ph.bars(axes[1], m, "throughput_norm", ph.WORKLOADS, ylabel="(b) throughput / access bandwidth")
-    ph.bars(axes[2], d[d.deadlines], "deadline_met", ph.WORKLOADS, ylabel="(c) fraction of deadlines met")
+    ph.bars(axes[2], _deadlines(d, edf=False), "deadline_met", ph.WORKLOADS, ylabel="(c) deadlines met, SRPT")
+    ph.bars(axes[3], _deadlines(d, edf=True), "deadline_met", ph.WORKLOADS, ylabel="(c') deadlines met, EDF")
+    axes = axes[:3] + axes[4:]
     ph.bars(axes[3], m, "short_p99_slowdown", ph.WORKLOADS, ylabel="(d) short flows: 99th-pct slowdown")
     ws = d[(~d.deadlines) & (d.workload == "websearch")]
     for p in ph.PROTOCOLS.values():
@@ -75,10 +83,11 @@ def compare(d: pd.DataFrame) -> dict[str, Any]:
     for w, label in ph.WORKLOADS.items():
         vals = [ph.value(m, "nfct", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
         ours[f"{label}: NFCT, max / min over the protocols"] = max(vals) / min(vals)
-    dl = d[d.deadlines]
-    for w, label in ph.WORKLOADS.items():
-        vals = [ph.value(dl, "deadline_met", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
-        ours[f"{label}: deadlines met, max − min over the protocols (points)"] = (max(vals) - min(vals)) * 100
+    for edf, how in ((False, "SRPT"), (True, "EDF")):
+        dl = _deadlines(d, edf)
+        for w, label in ph.WORKLOADS.items():
+            vals = [ph.value(dl, "deadline_met", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
+            ours[f"{label}: deadlines met ({how}), max − min over the protocols (points)"] = (max(vals) - min(vals)) * 100
     for w, label in ph.WORKLOADS.items():
         for p in ("pFabric", "pHost"):
             ours[f"{label}: {p} short-flow 99th-percentile slowdown"] = ph.value(

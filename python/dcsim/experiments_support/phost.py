@@ -65,6 +65,9 @@ def rows(runs: pd.DataFrame, **fixed) -> pd.DataFrame:
                 "protocol": schemes.name(r["transport.protocol"], {"phost.preset": _get(r, "phost.preset", "paper")}),
                 "load": float(r["workload.load"]),
                 "deadlines": float(_get(r, "workload.deadline_mean_us", 0)) > 0,
+                # Scheduled earliest deadline first (the sweeps vary the three protocols' policies
+                # together), rather than as without deadlines.
+                "edf": _get(r, "phost.policy", "srpt") == "edf",
                 "p_small": float(_get(r, "workload.bimodal.p_small", 0.5)),
                 "senders": int(_get(r, "workload.incast_senders", 0)),
                 "buffer_bytes": int(_get(r, "topology.buffer_bytes", 36864)),
