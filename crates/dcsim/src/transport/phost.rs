@@ -243,6 +243,18 @@ pub struct PhostTransport {
     flows: Vec<Flow>,
     free: Vec<u32>,
     hosts: Vec<Host>,
+    stats: PhostStats,
+}
+
+/// What the run's summary reports of pHost's tokens (`transport_counters`): how many the
+/// destinations sent and how many expired unused at a source, whose link carried another
+/// flow's packet (free tokens are counted apart).
+#[derive(Debug, Default)]
+struct PhostStats {
+    tokens_sent: u64,
+    tokens_expired: u64,
+    free_tokens: u64,
+    free_tokens_expired: u64,
 }
 
 impl HostTransport for PhostTransport {
@@ -250,6 +262,7 @@ impl HostTransport for PhostTransport {
     fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
         let n = crate::units::Bytes(f.size_bytes).packets();
         let free = self.free_tokens(n);
+        self.stats.free_tokens += u64::from(free);
         let p = &self.params;
         let slot = self.free.pop().unwrap_or_else(|| {
             self.flows.push(Flow::default());
@@ -349,6 +362,16 @@ impl HostTransport for PhostTransport {
             PhostEvent::TokenClock(host) => self.on_token_clock(host, fab),
         }
     }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        let s = &self.stats;
+        vec![
+            ("tokens_sent", s.tokens_sent),
+            ("tokens_expired", s.tokens_expired),
+            ("free_tokens", s.free_tokens),
+            ("free_tokens_expired", s.free_tokens_expired),
+        ]
+    }
 }
 
 impl PhostTransport {
@@ -359,6 +382,7 @@ impl PhostTransport {
             flows: Vec::new(),
             free: Vec::new(),
             hosts: vec![Host::default(); n_hosts as usize],
+            stats: PhostStats::default(),
         }
     }
 
@@ -392,7 +416,19 @@ impl PhostTransport {
         let mut best: Option<((u64, u64), u32, u32)> = None; // (policy key, id, slot)
         for &slot in &h.sending {
             let fl = &mut self.flows[slot as usize];
-            fl.tokens.retain(|t| t.expiry >= now); // expired tokens are dropped (§3.2)
+            let free = free_token_count(&self.params, fl.n_pkts);
+            let stats = &mut self.stats;
+            // Expired tokens are dropped (§3.2); free ones are those numbered below the flow's
+            // free-token count (the destination numbers its tokens from there).
+            fl.tokens.retain(|t| {
+                let valid = t.expiry >= now;
+                if !valid && t.token_seq < free {
+                    stats.free_tokens_expired += 1;
+                } else if !valid {
+                    stats.tokens_expired += 1;
+                }
+                valid
+            });
             if !fl.tokens.is_empty() {
                 let key = (
                     policy_key(policy, fl, fl.remaining_at_sender, &h.sent_by_tenant),
@@ -530,6 +566,7 @@ impl PhostTransport {
             ..Packet::new(TOKEN, fl.id, slot, fl.dst, fl.src, 0, CONTROL_BYTES, now)
         };
         fl.tokens_sent += 1;
+        self.stats.tokens_sent += 1;
         fl.last_token = now;
         let tenant = fl.tenant;
         add_tenant_bytes(
@@ -569,15 +606,20 @@ impl PhostTransport {
     }
 
     fn free_tokens(&self, n: u32) -> u32 {
-        let p = &self.params;
-        if p.free_tokens_only_short {
-            if n <= p.free_tokens {
-                n
-            } else {
-                0
-            }
+        free_token_count(&self.params, n)
+    }
+}
+
+/// The free tokens of a flow of `n` packets (§3.2: a BDP's worth; the authors' code gives them
+/// only to flows of at most that many packets).
+fn free_token_count(p: &PhostParams, n: u32) -> u32 {
+    if p.free_tokens_only_short {
+        if n <= p.free_tokens {
+            n
         } else {
-            n.min(p.free_tokens)
+            0
         }
+    } else {
+        n.min(p.free_tokens)
     }
 }

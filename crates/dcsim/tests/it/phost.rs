@@ -177,3 +177,36 @@ fn the_authors_code_preset_rounds_interpolated_sizes() {
     ));
     assert_eq!(own.workload.size_sampling, SizeSampling::Step);
 }
+
+/// Issue 17 item 3.5: pHost's token counters. One 20-packet flow alone (the scenario of
+/// `free_tokens_then_paced_tokens`): 8 free tokens and 12 paced ones, none expiring. A source
+/// with two flows to two destinations (`downgrading_stops_tokens_a_busy_source_does_not_use`)
+/// lets the tokens of the flow it does not serve expire; every data packet it sent used a token
+/// that had not expired.
+#[test]
+fn token_counters_count_tokens_sent_and_expired() {
+    let counter = |o: &dcsim::RunOutput, name: &str| o.summary.counters.transport_counters[name];
+    let alone = run(spec_with_trace(PAIR, &["0,0,1,29200,0"]), &[]);
+    assert_eq!(counter(&alone, "free_tokens"), 8);
+    assert_eq!(counter(&alone, "tokens_sent"), 12);
+    assert_eq!(counter(&alone, "tokens_expired"), 0);
+    assert_eq!(counter(&alone, "free_tokens_expired"), 0);
+
+    let busy_source = run(
+        spec_with_trace(
+            "[topology]\nkind = \"star\"\nhosts = 3\n[transport]\nprotocol = \"phost\"\n",
+            &["0,0,1,146000,0", "1,0,2,43800,0"],
+        ),
+        &[],
+    );
+    let expired = counter(&busy_source, "tokens_expired");
+    let free_expired = counter(&busy_source, "free_tokens_expired");
+    let issued = counter(&busy_source, "tokens_sent") + counter(&busy_source, "free_tokens");
+    assert_eq!(counter(&busy_source, "free_tokens"), 16);
+    assert!(expired > 0, "the unserved flow's tokens expire");
+    let sent: u64 = busy_source.records.packets_sent.iter().map(|&n| u64::from(n)).sum();
+    assert!(
+        sent <= issued - expired - free_expired,
+        "{sent} packets sent on {issued} tokens of which {expired} + {free_expired} expired"
+    );
+}
