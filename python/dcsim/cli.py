@@ -262,6 +262,8 @@ def _sweep_cmd(args) -> int:
             f"{out}/runs/ also holds {report.other_runs} run(s) of earlier plans of this sweep directory: "
             "dcsim.load leaves them out (all_runs=True loads them)"
         )
+    if p.seeds and len(p.seeds) > 1 and report.ok:
+        _print_replicates(out, p)
     by_hash = {r.hash: r for r in p.runs}
     for h, err in report.failed.items():
         last = err.strip().splitlines()[-1] if err.strip() else "(no message)"
@@ -270,6 +272,24 @@ def _sweep_cmd(args) -> int:
         print("interrupted: rerun the same command to resume", file=sys.stderr)
         return 130
     return 1 if report.failed else 0
+
+
+def _print_replicates(out: Path, p) -> None:
+    """The sweep's points, each the mean over its seeds ± the 95 % interval's half-width."""
+    import warnings
+
+    from . import sweep as sweep_mod
+    from .replicates import format_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sweep_mod.StaleRunsWarning)
+        table = sweep_mod.load(out, aggregate=True)
+    points = [a for a in p.axes if a != "seed"]
+    print(
+        f"\nper point, the mean over its {len(p.seeds)} seeds ± the half-width of the 95 % confidence interval "
+        "(Student t); all fields: dcsim.load(out, aggregate=True)"
+    )
+    print(format_table(table, points))
 
 
 def _reproduce_cmd(args) -> int:
