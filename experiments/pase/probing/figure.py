@@ -11,6 +11,8 @@ from dcsim.experiments_support import pase as pa
 from dcsim.experiments_support import schemes
 
 TITLE = "PASE §4.3.2: probing (all-to-all intra-rack)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pa.KEYS
 ON, OFF = (schemes.name("pase", {"pase.probing": p}) for p in (True, False))
 LOADS = [0.8, 0.9]
 
