@@ -98,6 +98,8 @@ def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
     assert f"![{NAME}](figures/{NAME}.png)" in md and "published vs dcsim" in md
     assert (docs / "figures" / f"{NAME}.png").exists() and (docs / "figures" / f"{NAME}.csv").exists()
     assert (docs / "figures" / f"{NAME}-seeds.csv").exists() and "_Quick scale, 3 seeds (1, 2, 3); dcsim " in md
+    # Refreshing from the gallery's own CSVs (each seed's rows) gives the same gallery.
+    assert rep.gallery(tmp_path / "no-results", docs, refresh=True).read_text() == md
     assert "paper scale" not in md
     # A paper-scale result, when present, is shown as well.
     shutil.copytree(out / NAME / "quick", out / NAME / "paper")

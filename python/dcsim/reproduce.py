@@ -203,13 +203,13 @@ def comparison_markdown(name: str, rows: list[dict[str, Any]], scale: str, produ
                 "the published value is inside our range. " if inside else "the published value is outside our range. "
             ) + note
         elif _number(pub) and isinstance(ours, Estimate) and ours.interval is not None:
-            lo, hi = ours.interval
-            note = ("within our 95 % CI. " if lo <= pub <= hi else "outside our 95 % CI. ") + note
+            low, high = ours.interval
+            note = ("within our 95 % CI. " if low <= float(pub) <= high else "outside our 95 % CI. ") + note
         if _number(pub) and _number(center) and pub:
             diff = f"{(center - pub) / abs(pub) * 100:+.1f} %"
         else:
             diff = "—"
-        lines.append(f"| {r['metric']} | {_show(pub)} | {_show(ours)} | {diff} | {note} |")
+        lines.append(f"| {r['metric']} | {_show(pub)} | {_show(ours)} | {diff} | {note.rstrip()} |")
     return "\n".join(lines) + "\n"
 
 

@@ -869,14 +869,16 @@ def load(out: os.PathLike, flows: bool = False, *, all_runs: bool = False, aggre
     ``n_seeds`` and, for every numeric summary field ``m``, ``m_mean``, ``m_std``, ``m_n`` and
     ``m_ci95``: the mean over the point's seeds, their standard deviation, how many define it,
     and the half-width of the 95 % Student-t interval, ``t(0.975, n - 1) * std / sqrt(n)`` —
-    NaN, not 0, for a point run with one seed (:func:`dcsim.replicates.aggregate`;
-    docs/experiments.md, "Replicates"). ``attrs["single_seed_points"]`` counts the points
-    without an interval.
+    NaN, not 0, for a point run with one seed (docs/experiments.md, "Replicates: seeds and
+    confidence intervals"). ``attrs["single_seed_points"]`` counts the points without an
+    interval.
     """
     import pandas as pd
 
     from .result import SUMMARY_METADATA_KEY
 
+    if flows and aggregate:
+        raise ValueError("dcsim.load: aggregate=True averages the runs' summaries; it does not apply to flows=True")
     chosen = _select(Path(out), all_runs)
     dirs = chosen.dirs
     if flows:
@@ -892,8 +894,6 @@ def load(out: os.PathLike, flows: bool = False, *, all_runs: bool = False, aggre
             partitioning=ds.DirectoryPartitioning(pa.schema([("run", pa.string())])),
             partition_base_dir=str(Path(out) / "runs"),
         )
-    if flows and aggregate:
-        raise ValueError("dcsim.load: aggregate=True averages the runs' summaries; it does not apply to flows=True")
     rows = []
     swept: dict[str, None] = {}  # the parameters' names, in order
     for d in dirs:

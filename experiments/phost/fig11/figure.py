@@ -13,7 +13,7 @@ from dcsim.experiments_support import schemes
 
 TITLE = "pHost Fig. 11: two tenants, all flows injected at the start"
 #: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
-KEYS = []
+KEYS: list[str] = []
 TENANTS = {0: "IMC10 tenant", 1: "Web search tenant"}
 
 
