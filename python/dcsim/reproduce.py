@@ -202,9 +202,9 @@ def comparison_markdown(name: str, rows: list[dict[str, Any]], scale: str, produ
             note = (
                 "the published value is inside our range. " if inside else "the published value is outside our range. "
             ) + note
-        elif _number(pub) and isinstance(ours, Estimate) and ours.interval is not None:
+        elif isinstance(pub, (int, float)) and isinstance(ours, Estimate) and ours.interval is not None:
             low, high = ours.interval
-            note = ("within our 95 % CI. " if low <= float(pub) <= high else "outside our 95 % CI. ") + note
+            note = ("within our 95 % CI. " if low <= pub <= high else "outside our 95 % CI. ") + note
         if _number(pub) and _number(center) and pub:
             diff = f"{(center - pub) / abs(pub) * 100:+.1f} %"
         else:
