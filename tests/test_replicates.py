@@ -190,6 +190,8 @@ def test_a_replicated_sweep_through_the_cli(tmp_path):
     assert "mean over its 2 seeds" in p.stdout
     assert f"{(a + b) / 2:.4g} ± {12.7062 * abs(a - b) / 2:.2g} (n = 2)" in p.stdout
     assert json.loads((out / "sweep.json").read_text())["seeds"] == [3, 4]
+    v = dcsim_cli("validate", spec)
+    assert v.returncode == 0 and v.stdout.strip() == f"{spec}: ok (a sweep of 2 runs over 2 seeds)"
     with pytest.raises(ValueError, match="aggregate=True"):
         dcsim.load(out, flows=True, aggregate=True)
 

@@ -407,8 +407,9 @@ def _main(args: argparse.Namespace) -> int:
             from . import sweep as sweep_mod
 
             if sweep_mod.is_sweep_spec(args.spec):  # every run of it, its axes, zip and filter
-                n = len(sweep_mod.plan(args.spec, overrides, strict=args.strict).runs)
-                print(f"{args.spec}: ok (a sweep of {n} runs)")
+                p = sweep_mod.plan(args.spec, overrides, strict=args.strict)
+                seeds = f" over {len(p.seeds)} seeds" if p.seeds and len(p.seeds) > 1 else ""
+                print(f"{args.spec}: ok (a sweep of {len(p.runs)} runs{seeds})")
             else:
                 spec_mod.resolve(args.spec, overrides, strict=args.strict)
                 print(f"{args.spec}: ok")

@@ -286,15 +286,16 @@ class FigureData:
 
     def csv_frame(self) -> Any:
         """``data.csv``: per row the keys, ``n_seeds``, and per measurement ``<name>_mean`` and
-        ``<name>_ci95``, and ``<name>_n`` where some row has the measurement for fewer seeds
-        than it has seeds (a seed where it is undefined, e.g. a size bin without flows)."""
+        ``<name>_ci95``, and ``<name>_n`` where some row has the measurement for some of its
+        seeds but not all (a seed where it is undefined, e.g. a size bin without flows)."""
         if self.per_seed_only or not self.replicated:
             return self.per_seed
         agg = self._aggregated()
         cols = [*self.keys, "n_seeds"]
         for m in self.measured:
             cols += [f"{m}_mean", f"{m}_ci95"]
-            if (agg[f"{m}_n"] != agg["n_seeds"]).any():
+            n = agg[f"{m}_n"]
+            if ((n > 0) & (n < agg["n_seeds"])).any():
                 cols.append(f"{m}_n")
         return agg[cols]
 
