@@ -635,8 +635,8 @@ def gallery(
         "Each section shows the figure, the published numbers next to ours, and links the data. The line",
         "above each table says what produced its numbers: the scale, the seeds, the dcsim version and the",
         "git commit of the model. Ours is the mean over the seeds ± the half-width of its 95 % confidence",
-        "interval (Student t over seeds, n the seeds; docs/experiments.md, Replicates); the figures draw",
-        "the same intervals as error bars.",
+        "interval (Student t over seeds, n the seeds; docs/experiments.md, Replicates), and a figure made",
+        "from several seeds draws the same intervals as error bars.",
         "",
     ]
     for name in names():
