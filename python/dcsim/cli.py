@@ -289,7 +289,13 @@ def _print_replicates(out: Path, p) -> None:
         f"\nper point, the mean over its {len(p.seeds)} seeds ± the half-width of the 95 % confidence interval "
         "(Student t); all fields: dcsim.load(out, aggregate=True)"
     )
-    print(format_table(table, points))
+    print(format_table(table.head(_MAX_POINTS_SHOWN), points))
+    if len(table) > _MAX_POINTS_SHOWN:
+        print(f"... and {len(table) - _MAX_POINTS_SHOWN} more points")
+
+
+#: The most points of a replicated sweep that `dcsim sweep` prints.
+_MAX_POINTS_SHOWN = 40
 
 
 def _reproduce_cmd(args) -> int:
