@@ -6,7 +6,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 import dcsim
@@ -64,17 +63,30 @@ def test_experiments_are_grouped_by_paper_and_need_no_sys_path():
 
 
 def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
+    from dcsim import reproduce as rep
+
     out = tmp_path / "results"
     p = dcsim_cli("reproduce", NAME, "--scale", "quick", "--out", out, "--jobs", "2", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     d = out / NAME / "quick"
     png = (d / "figure.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
-    data = pd.read_csv(d / "data.csv")
+    # Issue 17 item 1: 3 seeds per point; data.csv holds the mean and 95 % interval over them,
+    # data-seeds.csv each seed's rows, and both say what produced them.
+    data, produced = rep.read_data_csv(d / "data.csv")
     assert set(data.protocol) == {"DCTCP", "TCP"} and sorted(data.load.unique()) == [0.3, 0.8]
     assert set(data.bin) == {"all", "0-100KB", "100KB-10MB", "10MB+"}
+    assert (data.n_seeds == 3).all() and {"mean_slowdown_mean", "mean_slowdown_ci95"} <= set(data.columns)
+    assert produced["scale"] == "quick" and produced["seeds"] == "1 2 3" and produced["commit"]
+    seeds, _ = rep.read_data_csv(d / "data-seeds.csv")
+    one = seeds[(seeds.protocol == "TCP") & (seeds.load == 0.8) & (seeds.bin == "all")].mean_slowdown
+    row = data[(data.protocol == "TCP") & (data.load == 0.8) & (data.bin == "all")].iloc[0]
+    assert sorted(seeds.seed.unique()) == [1, 2, 3] and len(one) == 3 and len(set(one)) == 3
+    assert row.mean_slowdown_mean == pytest.approx(one.mean(), rel=1e-5)
+    assert row.mean_slowdown_ci95 == pytest.approx(4.302653 * one.std(ddof=1) / 3**0.5, rel=1e-4)
     comp = (d / "comparison.md").read_text()
-    assert "| metric | published | dcsim | difference | note |" in comp and "66" in comp
+    assert "| metric | published | dcsim (mean ± 95 % CI over seeds) | difference | note |" in comp
+    assert "_Quick scale, 3 seeds (1, 2, 3); dcsim " in comp and "(n = 3) |" in comp
     # A second reproduce reuses every run.
     again = dcsim_cli("reproduce", NAME, "--out", out, cwd=tmp_path)
     assert again.returncode == 0
@@ -85,6 +97,9 @@ def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
     md = (docs / "figures.md").read_text()
     assert f"![{NAME}](figures/{NAME}.png)" in md and "published vs dcsim" in md
     assert (docs / "figures" / f"{NAME}.png").exists() and (docs / "figures" / f"{NAME}.csv").exists()
+    assert (docs / "figures" / f"{NAME}-seeds.csv").exists() and "_Quick scale, 3 seeds (1, 2, 3); dcsim " in md
+    # Refreshing from the gallery's own CSVs (each seed's rows) gives the same gallery.
+    assert rep.gallery(tmp_path / "no-results", docs, refresh=True).read_text() == md
     assert "paper scale" not in md
     # A paper-scale result, when present, is shown as well.
     shutil.copytree(out / NAME / "quick", out / NAME / "paper")
@@ -135,9 +150,12 @@ def _run_digest(tree) -> str:
 
 
 def test_every_reproduction_plans_the_recorded_runs():
-    """Each reproduction's sweep, at both scales, expands to exactly the runs recorded in
-    tests/data/sweep_plans.json (recorded before the experiments were regrouped by paper):
-    how the sweeps are written may change, the runs may not."""
+    """Each reproduction's sweep, at both scales, plans the runs recorded in
+    tests/data/sweep_plans.json: its seeds, how many runs in all, and exactly which runs of the
+    first seed (recorded before the experiments were regrouped by paper; when Issue 17 made
+    every reproduction run 3 seeds, the first seed's runs stayed what they were, except in the
+    PASE sweeps that already listed seeds). How the sweeps are written may change, the runs
+    may not."""
     from dcsim import reproduce as rep
     from dcsim.sweep import plan
 
@@ -147,9 +165,38 @@ def test_every_reproduction_plans_the_recorded_runs():
         path = rep.sweep_path(name)
         assert (path is None) == (not scales), name
         for scale, want in scales.items():
-            digests = sorted(_run_digest(r.spec.identity()) for r in plan(path, scale=scale, warn=False).runs)
-            got = {"runs": len(digests), "digest": hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]}
+            p = plan(path, scale=scale, warn=False)
+            first = p.seeds[0] if p.seeds else None
+            digests = sorted(
+                _run_digest(r.spec.identity()) for r in p.runs if first is None or r.params["seed"] == first
+            )
+            got = {
+                "runs": len(digests),
+                "digest": hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16],
+                "seeds": p.seeds or [],
+                "total": len(p.runs),
+            }
             assert got == want, f"{name} at {scale} scale plans other runs than recorded"
+
+
+def test_every_reproduction_runs_three_seeds_at_quick_scale():
+    """Issue 17 item 1: every reproduction that simulates runs each point with at least 3 seeds
+    at quick scale, except PIAS Fig. 3, whose fixed trace of three flows involves no random
+    choice (its README: seeds 1, 2 and 99 give the same FCTs)."""
+    from dcsim import reproduce as rep
+    from dcsim.sweep import plan
+
+    for name in rep.names():
+        path = rep.sweep_path(name)
+        if path is None or name == "pias-fig3":
+            continue
+        p = plan(path, scale="quick", warn=False)
+        assert p.seeds is not None and len(p.seeds) >= 3, name
+        per_point: dict[str, set] = {}
+        for r in p.runs:
+            point = json.dumps({k: v for k, v in r.params.items() if k != "seed"}, sort_keys=True, default=str)
+            per_point.setdefault(point, set()).add(r.params["seed"])
+        assert min(len(s) for s in per_point.values()) >= 3, name
 
 
 def test_gallery_is_what_the_committed_figure_data_gives(tmp_path):
@@ -200,7 +247,7 @@ def test_published_numbers_are_data(experiments):
     pub = rep.published(NAME)
     assert [r["published"] for r in pub if r["published"] is not None] == [16.97, 66.03]
     assert pub[4]["source"] == "pFabric (HotNets'12) §3, Fig. 4"
-    data = pd.read_csv(ROOT / "docs" / "figures" / f"{NAME}.csv")
+    data, _ = rep.read_data_csv(ROOT / "docs" / "figures" / f"{NAME}.csv")
     rows = rep.comparison_rows(NAME, rep.module(NAME).compare(data))
     assert [r["metric"] for r in rows] == [r["metric"] for r in pub]
     # A published value, range and text are read as such; the rows follow the file's order.
@@ -215,15 +262,15 @@ def test_published_numbers_are_data(experiments):
     assert by_metric["DCTCP (0,100KB] p99 slowdown, load 0.8"] == (15.0, 20.0)
     assert by_metric["TCP (0,100KB] p99 slowdown, load 0.8"] == "about 66"
     assert "| DCTCP (0,100KB] p99 slowdown, load 0.8 | 15–20 | 28 | — | outside the published range." in rep.comparison(
-        NAME, data, "quick"
+        NAME, [data], "quick"
     )
     # A metric compare() does not compute, or one published.csv does not list, is an error.
     csv_path.write_text("\n".join([header] + body + ['"a metric nobody computes",1,,,,']) + "\n")
     with pytest.raises(ValueError, match="a metric nobody computes"):
-        rep.comparison(NAME, data, "quick")
+        rep.comparison(NAME, [data], "quick")
     csv_path.write_text("\n".join([header] + body[1:]) + "\n")
     with pytest.raises(ValueError, match=r"not in published.csv: \['DCTCP \(0,100KB\] mean slowdown, load 0.5'\]"):
-        rep.comparison(NAME, data, "quick")
+        rep.comparison(NAME, [data], "quick")
 
 
 def test_every_published_number_names_its_source():

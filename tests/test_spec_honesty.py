@@ -161,7 +161,7 @@ def test_validate_checks_a_sweeps_axes_and_runs(tmp_path):
     assert p.returncode == 2 and "`workload.load`" in p.stderr and "1.5" in p.stderr
     spec.write_text('[workload]\nflows = 20\n[sweep]\n"workload.load" = [0.5, 0.6]\nseed = [1, 2, 3]\n')
     p = dcsim_cli("validate", spec)
-    assert p.returncode == 0 and p.stdout.strip() == f"{spec}: ok (a sweep of 6 runs)"
+    assert p.returncode == 0 and p.stdout.strip() == f"{spec}: ok (a sweep of 6 runs over 3 seeds)"
 
 
 def test_run_and_show_refuse_a_sweep_spec(tmp_path):

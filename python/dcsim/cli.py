@@ -262,6 +262,8 @@ def _sweep_cmd(args) -> int:
             f"{out}/runs/ also holds {report.other_runs} run(s) of earlier plans of this sweep directory: "
             "dcsim.load leaves them out (all_runs=True loads them)"
         )
+    if p.seeds and len(p.seeds) > 1 and report.ok:
+        _print_replicates(out, p)
     by_hash = {r.hash: r for r in p.runs}
     for h, err in report.failed.items():
         last = err.strip().splitlines()[-1] if err.strip() else "(no message)"
@@ -270,6 +272,30 @@ def _sweep_cmd(args) -> int:
         print("interrupted: rerun the same command to resume", file=sys.stderr)
         return 130
     return 1 if report.failed else 0
+
+
+def _print_replicates(out: Path, p) -> None:
+    """The sweep's points, each the mean over its seeds ± the 95 % interval's half-width."""
+    import warnings
+
+    from . import sweep as sweep_mod
+    from .replicates import format_table
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", sweep_mod.StaleRunsWarning)
+        table = sweep_mod.load(out, aggregate=True)
+    points = [a for a in p.axes if a != "seed"]
+    print(
+        f"\nper point, the mean over its {len(p.seeds)} seeds ± the half-width of the 95 % confidence interval "
+        "(Student t); all fields: dcsim.load(out, aggregate=True)"
+    )
+    print(format_table(table.head(_MAX_POINTS_SHOWN), points))
+    if len(table) > _MAX_POINTS_SHOWN:
+        print(f"... and {len(table) - _MAX_POINTS_SHOWN} more points")
+
+
+#: The most points of a replicated sweep that `dcsim sweep` prints.
+_MAX_POINTS_SHOWN = 40
 
 
 def _reproduce_cmd(args) -> int:
@@ -387,8 +413,9 @@ def _main(args: argparse.Namespace) -> int:
             from . import sweep as sweep_mod
 
             if sweep_mod.is_sweep_spec(args.spec):  # every run of it, its axes, zip and filter
-                n = len(sweep_mod.plan(args.spec, overrides, strict=args.strict).runs)
-                print(f"{args.spec}: ok (a sweep of {n} runs)")
+                p = sweep_mod.plan(args.spec, overrides, strict=args.strict)
+                seeds = f" over {len(p.seeds)} seeds" if p.seeds and len(p.seeds) > 1 else ""
+                print(f"{args.spec}: ok (a sweep of {len(p.runs)} runs{seeds})")
             else:
                 spec_mod.resolve(args.spec, overrides, strict=args.strict)
                 print(f"{args.spec}: ok")

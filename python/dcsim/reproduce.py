@@ -5,13 +5,22 @@ paper folder holds a ``setting.toml`` that its figures' sweeps inherit (``base =
 scales (or ``SWEEP`` in ``figure.py`` naming another figure's), and ``figure.py`` with three
 functions:
 
-- ``data(runs: DataFrame) -> DataFrame``: the figure's numbers from the sweep's summaries
-  (``dcsim.load``), written as ``data.csv``; a ``data(runs, store)`` with a second parameter
-  also gets the run store's path, for figures that need the per-flow tables
+- ``data(runs: DataFrame) -> DataFrame``: the figure's numbers from the summaries of one
+  seed's runs (``dcsim.load``); a ``data(runs, store)`` with a second parameter also gets the
+  run store's path, for figures that need the per-flow tables
   (``dcsim.load(store, flows=True)``);
-- ``plot(data: DataFrame, path: Path)``: the figure, written as ``figure.png``;
+- ``KEYS``: the numeric columns of ``data`` that, with its non-numeric ones (scheme,
+  workload, ...), identify a row (``["load"]``); every other numeric column is a measurement.
+  ``PER_SEED = True`` instead: the rows are not averaged (curves over time) and the plot draws
+  every seed's;
+- ``plot(data: DataFrame, path: Path)``: the figure, written as ``figure.png``, from the
+  numbers averaged over seeds: each measurement under its own name is the mean over the
+  seeds, ``<column>_ci95`` the half-width of its 95 % interval (NaN with one seed), and
+  ``n_seeds`` the seeds of the row (:func:`figure_data`);
 - ``compare(data: DataFrame) -> dict``: our value of each metric the figure's
-  ``published.csv`` lists (keyed by its ``metric`` text). The published numbers are data:
+  ``published.csv`` lists (keyed by its ``metric`` text), from one seed's ``data``: it is
+  called for each seed, and the table gives the mean over seeds ± the 95 % interval's
+  half-width, with n (:func:`aggregate_compare`). The published numbers are data:
   ``published.csv`` has one row per compared metric (``metric``, ``published``, or ``low``
   and ``high`` for a range, ``source`` in the paper, ``note``), and the comparison rows are
   built from it in its order, ours next to each, written as ``comparison.md`` with the
@@ -20,8 +29,11 @@ functions:
 
 Helpers shared by one paper's figures live in :mod:`dcsim.experiments_support`.
 
-``dcsim reproduce NAME`` runs the sweep (resumably) and writes the three files to
-``<out>/<NAME>/<scale>/``; ``dcsim gallery`` collects them into ``docs/figures.md``.
+``dcsim reproduce NAME`` runs the sweep (resumably) and writes ``figure.png``, ``data.csv``
+(per row ``<column>_mean``, ``<column>_ci95`` and ``n_seeds``), ``data-seeds.csv`` (each
+seed's rows, with ``seed``) and ``comparison.md`` to ``<out>/<NAME>/<scale>/``; both CSVs
+open with ``#`` lines saying what produced them (the scale, the seeds, the dcsim version and
+git commit: :func:`provenance`). ``dcsim gallery`` collects them into ``docs/figures.md``.
 """
 
 from __future__ import annotations
@@ -40,7 +52,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
+from . import plot as dplot
 from .optional import require
+from .replicates import Estimate
 from .spec import SpecError
 from .sweep import StaleRunsWarning, load, plan, run_sweep
 
@@ -122,54 +138,223 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
-def comparison_markdown(name: str, rows: list[dict[str, Any]], scale: str) -> str:
-    lines = [
-        f"### {title(name)} — published vs dcsim ({scale} scale)",
-        "",
-        "| metric | published | dcsim | difference | note |",
-        "|---|---|---|---|---|",
-    ]
+def _center(x: Any) -> Any:
+    """Our value as a number (an estimate's mean), or a (low, high) pair of them."""
+    if isinstance(x, Estimate):
+        return x.mean
+    if isinstance(x, tuple) and len(x) == 2 and _estimated(x):
+        return (x[0].mean, x[1].mean)
+    return x
+
+
+def _show(x: Any) -> str:
+    """Our value as the table shows it: ``1.23 ± 0.05 (n = 3)``, a range of two such, a text."""
+    if isinstance(x, Estimate):
+        return x.text()
+    if isinstance(x, tuple) and len(x) == 2 and _estimated(x):
+        lo, hi = x
+        n = min(lo.n, hi.n)
+        if n < 2:
+            return f"{_fmt(lo.mean)}–{_fmt(hi.mean)} (n = {n}, no interval)"
+        return f"{_fmt(lo.mean)} ± {lo.ci95:.2g} – {_fmt(hi.mean)} ± {hi.ci95:.2g} (n = {n})"
+    if isinstance(x, (list, tuple)) and len(x) == 2:
+        return f"{x[0]:.3g}–{x[1]:.3g}"
+    return _fmt(x)
+
+
+def _estimated(x: Any) -> bool:
+    """Whether our value is over seeds (an estimate, or a range of two)."""
+    return isinstance(x, Estimate) or (isinstance(x, tuple) and any(isinstance(v, Estimate) for v in x))
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
+def comparison_markdown(name: str, rows: list[dict[str, Any]], scale: str, produced_by: str = "") -> str:
+    """The published-vs-dcsim table. Our value is the mean over seeds ± the half-width of its
+    95 % interval, with n (an :class:`~dcsim.replicates.Estimate`), or a plain value; the
+    difference is the mean's. `produced_by` (:func:`provenance_text`) heads the table."""
+    lines = [f"### {title(name)} — published vs dcsim ({scale} scale)", ""]
+    if produced_by:
+        lines += [produced_by, ""]
+    averaged = any(_estimated(r.get("ours")) for r in rows)
+    ours_head = "dcsim (mean ± 95 % CI over seeds)" if averaged else "dcsim"
+    lines += [f"| metric | published | {ours_head} | difference | note |", "|---|---|---|---|---|"]
     for r in rows:
         pub, ours = r.get("published"), r.get("ours")
+        center = _center(ours)
+        note = r.get("note", "")
         if isinstance(pub, (list, tuple)):
             lo, hi = pub
-            pub = f"{lo:.3g}–{hi:.3g}"
-            if isinstance(ours, (list, tuple)):
-                olo, ohi = ours
-                ours = f"{olo:.3g}–{ohi:.3g}"
+            if isinstance(center, (list, tuple)):
+                olo, ohi = center
                 overlap = olo <= hi and ohi >= lo
-                r = dict(
-                    r,
-                    note=("overlaps the published range. " if overlap else "does not overlap the published range. ")
-                    + r.get("note", ""),
-                )
-            elif isinstance(ours, (int, float)):
-                inside = lo <= ours <= hi
-                r = dict(
-                    r,
-                    note=("inside the published range. " if inside else "outside the published range. ")
-                    + r.get("note", ""),
-                )
-        if isinstance(ours, (list, tuple)):
-            olo, ohi = ours
-            ours = f"{olo:.3g}–{ohi:.3g}"
-            if isinstance(pub, (int, float)):
-                inside = olo <= pub <= ohi
-                r = dict(
-                    r,
-                    note=(
-                        "the published value is inside our range. "
-                        if inside
-                        else "the published value is outside our range. "
-                    )
-                    + r.get("note", ""),
-                )
-        if isinstance(pub, (int, float)) and isinstance(ours, (int, float)) and pub:
-            diff = f"{(ours - pub) / abs(pub) * 100:+.1f} %"
+                note = (
+                    "overlaps the published range. " if overlap else "does not overlap the published range. "
+                ) + note
+            elif _number(center):
+                note = (
+                    "inside the published range. " if lo <= center <= hi else "outside the published range. "
+                ) + note
+        elif _number(pub) and isinstance(center, (list, tuple)):
+            inside = center[0] <= pub <= center[1]
+            note = (
+                "the published value is inside our range. " if inside else "the published value is outside our range. "
+            ) + note
+        elif isinstance(pub, (int, float)) and isinstance(ours, Estimate) and ours.interval is not None:
+            low, high = ours.interval
+            note = ("within our 95 % CI. " if low <= pub <= high else "outside our 95 % CI. ") + note
+        if _number(pub) and _number(center) and pub:
+            diff = f"{(center - pub) / abs(pub) * 100:+.1f} %"
         else:
             diff = "—"
-        lines.append(f"| {r['metric']} | {_fmt(pub)} | {_fmt(ours)} | {diff} | {r.get('note', '')} |")
+        lines.append(f"| {r['metric']} | {_show(pub)} | {_show(ours)} | {diff} | {note.rstrip()} |")
     return "\n".join(lines) + "\n"
+
+
+@dataclass
+class FigureData:
+    """A figure's numbers: each seed's rows (``per_seed``, with a ``seed`` column) and their
+    aggregation over seeds per row (identified by ``keys``)."""
+
+    per_seed: Any  # pandas.DataFrame
+    seeds: list[int]
+    keys: list[str]
+    measured: list[str]
+    per_seed_only: bool = False
+
+    @property
+    def replicated(self) -> bool:
+        """False for a model-only figure (nothing simulated, no seeds)."""
+        return bool(self.seeds)
+
+    def by_seed(self) -> list[Any]:
+        """Each seed's rows (the frame ``data()`` returned for it, plus ``seed``)."""
+        if not self.replicated:
+            return [self.per_seed]
+        return [g.reset_index(drop=True) for _, g in self.per_seed.groupby("seed", sort=True)]
+
+    @classmethod
+    def of(cls, mod: ModuleType, frames: list[Any], seeds: list[int]) -> FigureData:
+        """The figure's numbers from each seed's ``data()`` (`frames`, in the order of `seeds`),
+        its rows told apart by the module's ``KEYS`` and its non-numeric columns."""
+        import pandas as pd
+
+        name = getattr(mod, "__name__", "figure")
+        per_seed = pd.concat([f.assign(seed=s) for f, s in zip(frames, seeds)], ignore_index=True)
+        per_seed_only = bool(getattr(mod, "PER_SEED", False))
+        numeric = {
+            c
+            for c in per_seed.columns
+            if pd.api.types.is_numeric_dtype(per_seed[c]) and not pd.api.types.is_bool_dtype(per_seed[c])
+        }
+        declared = list(getattr(mod, "KEYS", []))
+        unknown = [k for k in declared if k not in per_seed.columns]
+        if unknown:
+            raise ValueError(f"{name}: KEYS names {unknown}, which data() does not return")
+        keys = [c for c in per_seed.columns if c != "seed" and (c in declared or c not in numeric)]
+        measured = [c for c in per_seed.columns if c != "seed" and c not in keys]
+        if not per_seed_only:
+            repeated = per_seed.duplicated([*keys, "seed"])
+            if repeated.any():
+                raise ValueError(
+                    f"{name}: data() gives {int(repeated.sum())} row(s) of one seed with the same {keys}: add the "
+                    "column that tells them apart to KEYS (or set PER_SEED = True)"
+                )
+        return cls(per_seed, list(seeds), keys, measured, per_seed_only)
+
+    def _aggregated(self) -> Any:
+        import pandas as pd
+
+        from .replicates import aggregate
+
+        agg = aggregate(self.per_seed, self.keys, self.measured)
+        for c in self.keys:
+            if isinstance(self.per_seed[c].dtype, pd.CategoricalDtype):
+                agg[c] = pd.Categorical(agg[c], self.per_seed[c].cat.categories, ordered=self.per_seed[c].cat.ordered)
+        return agg
+
+    def plot_frame(self) -> Any:
+        """What ``plot()`` draws: per row, each measurement's mean over seeds under its own
+        name, ``<name>_ci95`` and ``n_seeds`` (each seed's rows for ``PER_SEED`` figures)."""
+        if self.per_seed_only or not self.replicated:
+            return self.per_seed
+        agg = self._aggregated()
+        keep = [*self.keys, "n_seeds"] + [c for m in self.measured for c in (f"{m}_mean", f"{m}_ci95")]
+        return agg[keep].rename(columns={f"{m}_mean": m for m in self.measured})
+
+    def csv_frame(self) -> Any:
+        """``data.csv``: per row the keys, ``n_seeds``, and per measurement ``<name>_mean`` and
+        ``<name>_ci95``, and ``<name>_n`` where some row has the measurement for some of its
+        seeds but not all (a seed where it is undefined, e.g. a size bin without flows)."""
+        if self.per_seed_only or not self.replicated:
+            return self.per_seed
+        agg = self._aggregated()
+        cols = [*self.keys, "n_seeds"]
+        for m in self.measured:
+            cols += [f"{m}_mean", f"{m}_ci95"]
+            n = agg[f"{m}_n"]
+            if ((n > 0) & (n < agg["n_seeds"])).any():
+                cols.append(f"{m}_n")
+        return agg[cols]
+
+    def caption(self) -> str:
+        """The line under the figure saying what its points and bars are."""
+        if not self.replicated:
+            return ""
+        n = len(self.seeds)
+        if self.per_seed_only:
+            return f"each of {n} seeds drawn" if n > 1 else "1 seed"
+        if n == 1:
+            return "1 seed: no confidence interval"
+        return f"mean of {n} seeds; bars: 95 % confidence interval (Student t over seeds)"
+
+
+def figure_data(mod: ModuleType, runs: Any, store: Path) -> FigureData:
+    """Calls the figure's ``data()`` on each seed's runs (the runs of the sweep with that
+    ``seed``; all of them when the sweep has no seed axis) and checks that its ``KEYS`` tell
+    each seed's rows apart."""
+    wants_store = len(inspect.signature(mod.data).parameters) >= 2
+
+    def data(r: Any) -> Any:
+        return mod.data(r, store) if wants_store else mod.data(r)
+
+    if runs is None:
+        d = data(None)
+        return FigureData(d, [], list(d.columns), [])
+    if "seed" in runs.columns:
+        groups = [(int(s), g.reset_index(drop=True)) for s, g in runs.groupby("seed", sort=True)]
+    else:
+        from .result import read_metadata
+        from .sweep import run_dir
+
+        groups = [(int(read_metadata(run_dir(Path(store), runs["run"].iloc[0]))["seed"]), runs)]
+    return FigureData.of(mod, [data(g).reset_index(drop=True) for _, g in groups], [s for s, _ in groups])
+
+
+def aggregate_compare(per_seed: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Our value of each compared metric over seeds, from ``compare()`` of each seed's data: a
+    number becomes an :class:`~dcsim.replicates.Estimate` (mean ± 95 % interval), a (low, high)
+    range a pair of them, an :class:`Ours` keeps its fields (joined with "/" where the seeds
+    differ, e.g. the load where a reduction is largest), and a text is kept when every seed
+    gives the same, else listed per seed."""
+    return {metric: _combine([r[metric] for r in per_seed]) for metric in per_seed[0]}
+
+
+def _combine(values: list[Any]) -> Any:
+    first = values[0]
+    if isinstance(first, Ours):
+        fields = {k: "/".join(dict.fromkeys(str(v.fields[k]) for v in values)) for k in first.fields}
+        return Ours(_combine([v.value for v in values]), fields)
+    if isinstance(first, (list, tuple)) and len(first) == 2:
+        return (Estimate.of(v[0] for v in values), Estimate.of(v[1] for v in values))
+    if all(v is None or _number(v) for v in values):
+        return Estimate.of(float("nan") if v is None else v for v in values)
+    texts = [str(v) for v in values]
+    if len(set(texts)) == 1:
+        return first
+    return " / ".join(texts) + " (one per seed)"
 
 
 def reproduce(
@@ -209,12 +394,99 @@ def reproduce(
         warnings.simplefilter("ignore", StaleRunsWarning)
         if spec_path is not None:
             runs = load(store)
-        wants_store = len(inspect.signature(mod.data).parameters) >= 2
-        data = mod.data(runs, store) if wants_store else mod.data(runs)
-    data.to_csv(out / "data.csv", index=False, float_format="%.6g")
-    mod.plot(data, out / "figure.png")
-    (out / "comparison.md").write_text(comparison(name, data, scale, mod))
+        fd = figure_data(mod, runs, store)
+    produced = provenance(name, scale, fd.seeds if spec_path is not None else None)
+    write_data_csv(out / "data.csv", fd.csv_frame(), produced)
+    seeds_csv = out / "data-seeds.csv"
+    if fd.replicated:
+        write_data_csv(seeds_csv, fd.per_seed, produced)
+    elif seeds_csv.exists():
+        seeds_csv.unlink()
+    with dplot.caption(fd.caption()):
+        mod.plot(fd.plot_frame(), out / "figure.png")
+    (out / "comparison.md").write_text(comparison(name, fd.by_seed(), scale, mod, produced))
     return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
+
+
+def model_commit() -> str:
+    """The git commit of the dcsim checkout this package runs from, with "+ uncommitted
+    changes" when its model, package or experiments differ from it; "unknown" outside one."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "crates" / "dcsim").is_dir():
+        return "unknown (not run from a dcsim checkout)"
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", "crates", "python", "experiments", "workloads"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (git unavailable)"
+    return head + (" + uncommitted changes" if changed else "")
+
+
+def provenance(name: str, scale: str, seeds: list[int] | None) -> dict[str, str]:
+    """What produced a reproduction's numbers, as its CSVs record them in their ``#`` lines:
+    the reproduction, the scale, the seeds (``none`` for a model-only figure), the dcsim
+    version and the git commit of the model (:func:`model_commit`)."""
+    from . import _dcsim
+
+    return {
+        "reproduction": name,
+        "scale": scale,
+        "seeds": "none (model only)" if seeds is None else " ".join(map(str, seeds)),
+        "dcsim": _dcsim.__version__,
+        "commit": model_commit(),
+        "columns": "<name>_mean: the mean over seeds; <name>_ci95: the half-width of its 95 % Student-t "
+        "interval (empty with one seed); n_seeds: the seeds of the row; <name>_n: the seeds that define "
+        "<name>, where fewer (docs/experiments.md, Replicates)",
+    }
+
+
+def provenance_text(produced: Mapping[str, str] | None, scale: str) -> str:
+    """The line heading a comparison table: scale, seeds, version and commit; for data written
+    before they were recorded, says so."""
+    if not produced:
+        return (
+            f"_{scale.capitalize()} scale; seeds and model commit not recorded (this data predates the record: "
+            "the next `dcsim reproduce` writes them)._"
+        )
+    seeds = produced.get("seeds", "")
+    if seeds.startswith("none"):
+        what = "no simulation (model only)"
+    else:
+        n = len(seeds.split())
+        what = f"{n} seed{'s' if n != 1 else ''} ({', '.join(seeds.split())})"
+    scale = produced.get("scale", scale)
+    return f"_{scale.capitalize()} scale, {what}; dcsim {produced.get('dcsim')}, commit {produced.get('commit')}._"
+
+
+def write_data_csv(path: Path, frame: Any, produced: Mapping[str, str]) -> None:
+    """Writes `frame` as CSV after ``# key: value`` lines saying what produced it."""
+    header = "".join(f"# {k}: {v}\n" for k, v in produced.items())
+    path.write_text(header + frame.to_csv(index=False, float_format="%.6g"))
+
+
+def read_data_csv(path: Path) -> tuple[Any, dict[str, str]]:
+    """A figure's CSV and what produced it (``{}`` for one written before that was recorded)."""
+    import pandas as pd
+
+    produced: dict[str, str] = {}
+    skip = 0
+    with path.open() as f:
+        for line in f:
+            if not line.startswith("# "):
+                break
+            key, _, value = line[2:].rstrip("\n").partition(": ")
+            produced[key] = value
+            skip += 1
+    return pd.read_csv(path, skiprows=skip), produced
 
 
 #: Columns of a figure's ``published.csv``.
@@ -316,11 +588,24 @@ def notes(name: str) -> str:
     return "\n".join(found).strip()
 
 
-def comparison(name: str, data: Any, scale: str, mod: ModuleType | None = None) -> str:
-    """``comparison.md`` for the figure's numbers `data`: the published-vs-dcsim table and
-    the notes (from the README) on where they differ."""
+def comparison(
+    name: str,
+    per_seed: list[Any],
+    scale: str,
+    mod: ModuleType | None = None,
+    produced: Mapping[str, str] | None = None,
+) -> str:
+    """``comparison.md`` for the figure's numbers, one frame per seed (`per_seed`): the
+    published-vs-dcsim table, ours the mean over seeds ± its 95 % interval, and the notes (from
+    the README) on where they differ. Without `produced` (data from before seeds were
+    recorded), or for a model-only figure, ours is ``compare()`` of the one frame as it is."""
     mod = mod or module(name)
-    text = comparison_markdown(name, comparison_rows(name, mod.compare(data)), scale)
+    seeds = (produced or {}).get("seeds", "none")
+    if seeds.startswith("none") or not produced:
+        ours = mod.compare(per_seed[0])
+    else:
+        ours = aggregate_compare([mod.compare(d) for d in per_seed])
+    text = comparison_markdown(name, comparison_rows(name, ours), scale, provenance_text(produced, scale))
     figure_notes = notes(name)
     if figure_notes:
         text += _NOTES_MARK + "\n" + figure_notes + "\n"
@@ -347,7 +632,11 @@ def gallery(
         "# Reproduced figures",
         "",
         f"Generated by `dcsim reproduce --all --scale {scale}` and `dcsim gallery` (do not edit by hand).",
-        "Each section shows the figure, the published numbers next to ours, and links the data.",
+        "Each section shows the figure, the published numbers next to ours, and links the data. The line",
+        "above each table says what produced its numbers: the scale, the seeds, the dcsim version and the",
+        "git commit of the model. Ours is the mean over the seeds ± the half-width of its 95 % confidence",
+        "interval (Student t over seeds, n the seeds; docs/experiments.md, Replicates), and a figure made",
+        "from several seeds draws the same intervals as error bars.",
         "",
     ]
     for name in names():
@@ -363,6 +652,7 @@ def gallery(
         png, csv, text = main
         _copy(png, fig_dir / f"{name}.png")
         _copy(csv, fig_dir / f"{name}.csv")
+        _copy_seeds(csv, fig_dir / f"{name}-seeds.csv")
         rel = folder(name).relative_to(experiments_dir()).as_posix()
         readme = folder(name) / "README.md"
         summary = ""
@@ -404,6 +694,7 @@ def gallery(
             png, csv, text = paper
             _copy(png, fig_dir / f"{name}-paper.png")
             _copy(csv, fig_dir / f"{name}-paper.csv")
+            _copy_seeds(csv, fig_dir / f"{name}-paper-seeds.csv")
             parts += [
                 f"![{name} at paper scale](figures/{name}-paper.png)",
                 "",
@@ -423,17 +714,37 @@ def _gallery_source(
     """(figure, data, comparison table) of one reproduction at one scale for the gallery: from
     its results folder `src`, or with `refresh` from ``docs/figures/<name><suffix>.*``."""
     if refresh:
-        import pandas as pd
-
         png, csv = fig_dir / f"{name}{suffix}.png", fig_dir / f"{name}{suffix}.csv"
         if not (png.exists() and csv.exists()):
             return None
-        return png, csv, comparison_markdown(name, comparison_rows(name, module(name).compare(pd.read_csv(csv))), scale)
+        data, produced = read_data_csv(csv)
+        seeds = _seeds_csv(csv)
+        per_seed = [data]
+        if produced and not produced.get("seeds", "none").startswith("none"):
+            if not seeds.exists():
+                raise FileNotFoundError(f"{seeds} is missing: {csv} averages seeds, and its comparison needs each")
+            every, _ = read_data_csv(seeds)
+            per_seed = [g.reset_index(drop=True) for _, g in every.groupby("seed", sort=True)]
+        return png, csv, comparison(name, per_seed, scale, produced=produced).split(_NOTES_MARK)[0]
     if not (src / "figure.png").exists() or (suffix and not (src / "comparison.md").exists()):
         return None
     # The table only: the gallery takes the notes from the README.
     table = (src / "comparison.md").read_text().split(_NOTES_MARK)[0]
     return src / "figure.png", src / "data.csv", table
+
+
+def _seeds_csv(csv: Path) -> Path:
+    """Each seed's rows beside a figure's CSV: ``data.csv`` -> ``data-seeds.csv``."""
+    return csv.with_name(f"{csv.stem}-seeds.csv")
+
+
+def _copy_seeds(csv: Path, dst: Path) -> None:
+    """Copies the per-seed CSV beside `csv` to `dst`, or removes a stale `dst` if there is none."""
+    src = _seeds_csv(csv)
+    if src.exists():
+        _copy(src, dst)
+    elif dst.exists() and src.resolve() != dst.resolve():
+        dst.unlink()
 
 
 def _copy(src: Path, dst: Path) -> None:

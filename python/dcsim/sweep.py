@@ -6,11 +6,14 @@ Axes are dotted spec paths whose values are lists or ranges::
     [sweep]
     "workload.load" = [0.5, 0.6, 0.7, 0.8]
     "transport.protocol" = ["tcp", "dctcp"]
-    seed = { range = [1, 5] }               # 1, 2, 3, 4, 5 (inclusive)
+    seed = { range = [1, 5] }               # 1, 2, 3, 4, 5 (inclusive): replicates of every point
+    # or: replicates = 5                    # seeds seed, seed + 1, ..., seed + 4 (the spec's own seed first)
     zip = [["workload.load", "workload.flows"]]   # optional: advance these axes together
     filter = "not (protocol == 'tcp' and load > 0.7)"   # optional: keep runs where true
 
-The cross product of the axes (zipped groups count as one axis) gives the runs. A run's
+The cross product of the axes (zipped groups count as one axis) gives the runs. A point is
+one combination of the axes other than ``seed``; its runs, one per seed, are its replicates,
+which ``load(out, aggregate=True)`` averages (:mod:`dcsim.replicates`). A run's
 identity is a hash of its fully resolved spec and the dcsim version; its results land in
 ``<out>/runs/<hash>/`` exactly as ``dcsim run`` writes them, plus ``params.json``. A run
 directory appears only complete (written under ``runs/.staging/`` and renamed into place), so
@@ -56,7 +59,11 @@ from .spec import (
     set_path,
 )
 
-_RESERVED = {"zip", "filter"}
+_RESERVED = {"zip", "filter", "replicates"}
+#: The sweep key giving the number of seeds of every point (the seed axis in short).
+REPLICATES = "replicates"
+#: The largest seed (``seed`` is a 64-bit unsigned integer).
+MAX_SEED = 2**64 - 1
 
 
 @dataclass
@@ -75,6 +82,11 @@ class Plan:
     axes: dict[str, list[Any]]
     runs: list[PlannedRun]
     base_dir: Path | None = None
+
+    @property
+    def seeds(self) -> list[int] | None:
+        """The seeds every point is replicated over (the ``seed`` axis), or None without one."""
+        return self.axes.get("seed")
 
 
 @dataclass
@@ -153,6 +165,51 @@ def _axis_values(name: str, raw: Any) -> list[Any]:
     return values
 
 
+def _base_seed(tree: Mapping[str, Any], overrides: Mapping[str, Any] | None) -> Any:
+    """The spec's own seed (an override's, else the file's, else the default)."""
+    if overrides and "seed" in overrides:
+        return overrides["seed"]
+    return tree.get("seed", resolve({}).tree["seed"])
+
+
+def _replicate_seeds(n: Any, base: Any) -> list[int]:
+    """The seeds of ``replicates = n`` from the spec's seed `base` (:func:`dcsim.replicates.seeds`)."""
+    from .replicates import seeds
+
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_AXIS_POINTS:
+        raise SpecError(
+            f"sweep.replicates = {n!r}: must be an integer from 1 to {MAX_AXIS_POINTS} (the number of seeds each "
+            "point runs with)",
+            "sweep.replicates",
+        )
+    if isinstance(base, bool) or not isinstance(base, int) or not 0 <= base <= MAX_SEED:
+        raise SpecError(f"`seed` = {base!r}: must be an integer from 0 to {MAX_SEED}", "seed")
+    if base + n - 1 > MAX_SEED:
+        raise SpecError(
+            f"sweep.replicates = {n} from seed {base}: the last seed, {base + n - 1}, is above the largest, "
+            f"{MAX_SEED}; use a smaller `seed` or list the seeds (seed = [...])",
+            "sweep.replicates",
+        )
+    return seeds(base, n)
+
+
+def _check_seeds(values: list[Any]) -> None:
+    """The ``seed`` axis: integers from 0 to 2^64 - 1, each once (two replicates of a point with
+    the same seed would be the same run, counted twice)."""
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= MAX_SEED:
+            raise SpecError(
+                f"sweep axis `seed`: {v!r} is not a seed; seeds are integers from 0 to {MAX_SEED}", "sweep.seed"
+            )
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise SpecError(
+            f"sweep axis `seed` = {values!r} lists {', '.join(map(str, repeated))} more than once; each replicate "
+            "needs a seed of its own",
+            "sweep.seed",
+        )
+
+
 def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
@@ -185,11 +242,22 @@ def plan(
         raise SpecError("`sweep` must be a table of axes", "sweep")
     if not isinstance(scales, dict) or not all(isinstance(v, dict) for v in scales.values()):
         raise SpecError("`scales` must hold one table per scale, e.g. [scales.quick] with dotted overrides", "scales")
+    if REPLICATES in sweep and "seed" in sweep:
+        raise SpecError(
+            f"sweep: both `seed` = {sweep['seed']!r} and `replicates` = {sweep[REPLICATES]!r} are given; give the "
+            "seeds (seed = [1, 2, 3]) or their number (replicates = 3), not both",
+            "sweep.replicates",
+        )
     if scale is not None:
         if scale not in scales:
             raise SpecError(f"unknown scale `{scale}`; this spec has {sorted(scales) or 'none'}", "scales")
         for key, value in scales[scale].items():
-            if key in sweep:
+            if key == REPLICATES or (key == "seed" and isinstance(value, (list, dict))):
+                # A scale's replicates (or seed list) replaces the sweep's seeds, given either way.
+                sweep.pop("seed", None)
+                sweep.pop(REPLICATES, None)
+                sweep[key] = value
+            elif key in sweep:
                 sweep[key] = value
             else:
                 set_path(tree, key, value)
@@ -198,6 +266,11 @@ def plan(
     axes = {k: _axis_values(k, v) for k, v in sweep.items() if k not in _RESERVED}
     for key in overrides or {}:
         axes.pop(key, None)  # an explicit override pins that axis
+    if REPLICATES in sweep:
+        # After the pinning: an overridden seed (--seed, --set seed=...) is the first replicate's.
+        axes["seed"] = _replicate_seeds(sweep[REPLICATES], _base_seed(tree, overrides))
+    elif "seed" in axes:
+        _check_seeds(axes["seed"])
     # Check every axis names a real spec field before expanding (nicer than N errors).
     default_paths = set(_leaves(resolve({}).tree))
     for name in axes:
@@ -485,6 +558,7 @@ def _write_manifest(out: Path, p: Plan) -> None:
     manifest = {
         "dcsim_version": _dcsim.__version__,
         "axes": p.axes,
+        "seeds": p.seeds,
         "runs": [{"hash": r.hash, "params": r.params} for r in p.runs],
     }
     atomic_write_bytes(out / "sweep.json", (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode())
@@ -772,7 +846,7 @@ def _select(out: Path, all_runs: bool) -> _Selection:
     return _Selection(current, {d.name: planned[d.name] for d in current}, stale, len(planned) - len(current))
 
 
-def load(out: os.PathLike, flows: bool = False, *, all_runs: bool = False):
+def load(out: os.PathLike, flows: bool = False, *, all_runs: bool = False, aggregate: bool = False):
     """Results of a sweep (or of any directory of runs).
 
     Only the runs of the sweep's current plan: the runs of the last ``dcsim sweep`` into
@@ -790,11 +864,21 @@ def load(out: os.PathLike, flows: bool = False, *, all_runs: bool = False):
     extra ``run`` column; nothing is read until you ask, e.g.
     ``load(out, flows=True).to_table(columns=["run", "slowdown"], filter=...)``. Join with
     ``load(out)`` on ``run`` for the parameters.
+
+    ``aggregate=True``: one row per point (the swept parameters other than ``seed``) with
+    ``n_seeds`` and, for every numeric summary field ``m``, ``m_mean``, ``m_std``, ``m_n`` and
+    ``m_ci95``: the mean over the point's seeds, their standard deviation, how many define it,
+    and the half-width of the 95 % Student-t interval, ``t(0.975, n - 1) * std / sqrt(n)`` —
+    NaN, not 0, for a point run with one seed (docs/experiments.md, "Replicates: seeds and
+    confidence intervals"). ``attrs["single_seed_points"]`` counts the points without an
+    interval.
     """
     import pandas as pd
 
     from .result import SUMMARY_METADATA_KEY
 
+    if flows and aggregate:
+        raise ValueError("dcsim.load: aggregate=True averages the runs' summaries; it does not apply to flows=True")
     chosen = _select(Path(out), all_runs)
     dirs = chosen.dirs
     if flows:
@@ -811,20 +895,44 @@ def load(out: os.PathLike, flows: bool = False, *, all_runs: bool = False):
             partition_base_dir=str(Path(out) / "runs"),
         )
     rows = []
+    swept: dict[str, None] = {}  # the parameters' names, in order
     for d in dirs:
         row: dict[str, Any] = {"run": d.name}
         params_path = d / "params.json"
+        params: dict[str, Any] = {}
         if d.name in chosen.params:
             # The plan's own axes: a run shared with another sweep keeps, in params.json, the
             # axes of the sweep that ran it first.
-            row.update(chosen.params[d.name])
+            params = chosen.params[d.name]
         elif params_path.exists():
-            row.update(json.loads(params_path.read_text()))
+            params = json.loads(params_path.read_text())
+        row.update(params)
+        swept.update(dict.fromkeys(params))
         summary = json.loads((d / "summary.json").read_text())
         summary.pop(SUMMARY_METADATA_KEY, None)  # what produced the run: dcsim.read_metadata(run dir)
         row.update(flatten(summary))
         rows.append(row)
     frame = pd.DataFrame(rows)
+    if aggregate:
+        from .replicates import aggregate as by_point
+
+        points = [k for k in swept if k != "seed"]
+        if frame.empty:
+            frame = pd.DataFrame(columns=["run", *points])
+        summary_fields = [
+            c
+            for c in frame.columns
+            if c not in swept
+            and c != "run"
+            and pd.api.types.is_numeric_dtype(frame[c])
+            and not pd.api.types.is_bool_dtype(frame[c])
+        ]
+        frame = by_point(frame, points, summary_fields)
+        try:
+            frame = frame.sort_values(points, kind="stable", ignore_index=True) if points else frame
+        except TypeError:
+            pass  # an axis of values that do not compare (lists, mixed types): in the runs' order
+        frame.attrs["single_seed_points"] = int((frame["n_seeds"] < 2).sum()) if len(frame) else 0
     frame.attrs["stale_runs_skipped"] = chosen.stale
     frame.attrs["planned_runs_missing"] = chosen.missing
     return frame

@@ -9,6 +9,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import schemes
 
 TITLE = "Foundation: DCTCP vs TCP mean slowdown by flow size (web search, 144 hosts)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["load"]
 BINS = [("all", "all flows"), ("0-100KB", "(0, 100KB]"), ("100KB-10MB", "(100KB, 10MB]"), ("10MB+", "(10MB, ∞)")]
 
 
@@ -36,7 +38,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     for ax, (key, label) in zip(axes, BINS):
         for proto in schemes.names("tcp", "dctcp"):
             s = d[(d.bin == key) & (d.protocol == proto)]
-            ax.plot(s.load, s.mean_slowdown, **dplot.style(proto))
+            dplot.line(ax, s.load, s, "mean_slowdown", proto)
         ax.set_title(label)
         ax.set_xlabel("load")
         ax.set_ylabel("mean slowdown")

@@ -12,6 +12,8 @@ from dcsim.experiments_support import pase as pa
 from dcsim.experiments_support import schemes
 
 TITLE = "PASE Fig. 10: PASE vs pFabric"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pa.CDF_KEYS
 SERIES = schemes.names("pase", "pfabric")
 LEFT_RIGHT, INTRA_RACK = pa.SCENARIOS["left-right"], pa.SCENARIOS["intra-rack"]
 CDF_LOAD = 0.7

@@ -14,6 +14,8 @@ from dcsim.experiments_support import schemes
 from dcsim.reproduce import Ours
 
 TITLE = "PASE Fig. 11: arbitration optimisations (left-right inter-rack)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pa.KEYS
 VARIANT = ("pase.pruning_queue", "pase.delegation")
 WITH = schemes.name("pase", {"pase.pruning_queue": 4, "pase.delegation": True})
 WITHOUT = schemes.name("pase", {"pase.pruning_queue": 0, "pase.delegation": False})
@@ -34,8 +36,11 @@ def data(runs: pd.DataFrame, store) -> pd.DataFrame:
 def plot(d: pd.DataFrame, path: Path) -> None:
     fig, axes = dplot.grid(3, pa.title(TITLE, d, path), width_per_panel=3.8, height=3.1)
     g = d[d.scheme == "improvement"]
-    pa.bars(axes[0], list(g.load), list(g.afct_improvement_pct), "AFCT improvement (%)", "(a) AFCT")
-    pa.bars(axes[1], list(g.load), list(g.overhead_reduction_pct), "overhead reduction (%)", "(b) overhead")
+    for ax, col, label, what in (
+        (axes[0], "afct_improvement_pct", "AFCT improvement (%)", "(a) AFCT"),
+        (axes[1], "overhead_reduction_pct", "overhead reduction (%)", "(b) overhead"),
+    ):
+        pa.bars(ax, list(g.load), list(g[col]), label, what, errors=dplot.ci95(g, col))
     pa.lines(
         axes[2], d, [WITH, WITHOUT], "arbitration_switch_messages", "switch arbitrator messages", "messages per run"
     )

@@ -13,6 +13,8 @@ from dcsim.experiments_support import schemes
 from dcsim.reproduce import Ours
 
 TITLE = "PASE Fig. 12: arbitration and priority queues (left-right inter-rack)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pa.KEYS
 END_TO_END, LOCAL = (schemes.name("pase", {"pase.arbitration": a}) for a in ("end-to-end", "local"))
 QUEUES = {k: schemes.name("pase", {"pase.queues": k}) for k in (3, 4, 6, 8)}
 HIGH = [0.7, 0.8, 0.9]

@@ -13,6 +13,8 @@ from dcsim.experiments_support import pase as pa
 from dcsim.experiments_support import schemes
 
 TITLE = "PASE Fig. 9: PASE vs self-adjusting endpoints (left-right inter-rack)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pa.CDF_KEYS
 AFCT_SERIES = schemes.names("pase", "l2dct", "dctcp")
 PASE_EDF = schemes.name("pase", {"pase.order": "edf"})
 DEADLINE_SERIES = [PASE_EDF, *schemes.names("d2tcp", "dctcp")]

@@ -9,6 +9,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import pfabric_hotnets as hn
 
 TITLE = "pFabric HotNets'12 Fig. 2: overall average normalized FCT (54-host fat-tree)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = hn.KEYS
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:
@@ -21,7 +23,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     for ax, (w, label) in zip(axes, hn.WORKLOADS.items()):
         for s in hn.SCHEMES:
             ser = hn.series(d, w, "all", s)
-            ax.plot(ser.load, ser.mean_nfct, **dplot.style(s))
+            dplot.line(ax, ser.load, ser, "mean_nfct", s)
         ax.set_title(f"({'ab'[list(hn.WORKLOADS).index(w)]}) {label} workload")
         ax.set_xlabel("load")
         ax.set_ylabel("normalized FCT (average)")

@@ -8,6 +8,8 @@ import pandas as pd
 from dcsim.experiments_support import pfabric_hotnets as hn
 
 TITLE = "pFabric HotNets'12 Fig. 3: data mining, normalized FCT by flow size"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = hn.KEYS
 SWEEP = "../fig2/sweep.toml"
 
 

@@ -9,6 +9,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import schemes
 
 TITLE = "pFabric SIGCOMM'13 Fig. 17: a few priority queues vs pFabric (web search, 144 hosts)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["load"]
 #: The schemes, in the figure's order: pFabric over a few queues (queues, threshold method), pFabric, Ideal.
 SCHEMES = [
     schemes.name("pfabric", {"pfabric.queues": q, "pfabric.threshold_method": m})
@@ -52,7 +54,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     for ax, (col, title, series) in zip(axes, panels):
         for s in series:
             ser = d[d.scheme == s]
-            ax.plot(ser.load, ser[col], **dplot.style(s))
+            dplot.line(ax, ser.load, ser, col, s)
         ax.set_title(title)
         ax.set_xlabel("load")
         ax.set_ylabel("normalized FCT")

@@ -9,6 +9,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 10: mean slowdown vs per-port buffer (data mining, load 0.6)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["buffer_bytes", "buffer_kb"]
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:
@@ -26,7 +28,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     ax = axes[0]
     for p in ph.PROTOCOLS.values():
         s = d[d.protocol == p]
-        ax.plot(s.buffer_kb, s.mean_slowdown, **dplot.style(p))
+        dplot.line(ax, s.buffer_kb, s, "mean_slowdown", p)
     ax.set_xlabel("per-port buffer, KiB")
     ax.set_ylabel("mean slowdown")
     ax.set_xscale("log")

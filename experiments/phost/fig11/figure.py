@@ -12,6 +12,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import schemes
 
 TITLE = "pHost Fig. 11: two tenants, all flows injected at the start"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS: list[str] = []
 TENANTS = {0: "IMC10 tenant", 1: "Web search tenant"}
 
 
@@ -73,6 +75,14 @@ def plot(d: pd.DataFrame, path: Path) -> None:
                 for s in series
             ]
             ax.bar(x + (i - 0.5) * 0.38, ys, 0.38, label=t, color=colors[t])
+            if f"{col}_ci95" in d.columns:
+                errs = [
+                    float(d[(d.scheme == s) & (d.tenant == t)][f"{col}_ci95"].iloc[0])
+                    if len(d[(d.scheme == s) & (d.tenant == t)])
+                    else np.nan
+                    for s in series
+                ]
+                dplot.errorbars(ax, x + (i - 0.5) * 0.38, ys, errs, "black")
         ax.set_xticks(x)
         ax.set_xticklabels(series)
         ax.set_ylabel(label)

@@ -8,6 +8,8 @@ import pandas as pd
 from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 3: mean slowdown at load 0.6 (144-host leaf-spine)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["load"]
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

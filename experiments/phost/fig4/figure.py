@@ -8,6 +8,8 @@ import pandas as pd
 from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 4: mean slowdown of short and long flows at load 0.6"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["load"]
 SWEEP = "../fig3/sweep.toml"
 
 

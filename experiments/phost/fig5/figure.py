@@ -11,6 +11,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 5: the three protocols across metrics (load 0.6 unless shown)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["load"]
 SWEEP = "../fig3/sweep.toml"
 HOPS = {"source_nic": "NIC", "tor_uplink": "ToR up", "core": "core", "tor_downlink": "ToR down"}
 
@@ -60,7 +62,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     ws = d[(~d.deadlines) & (d.workload == "websearch")]
     for p in ph.PROTOCOLS.values():
         s = ws[ws.protocol == p]
-        axes[4].plot(s.load, s.drop_rate * 100, **dplot.style(p))
+        dplot.line(axes[4], s.load, s, "drop_rate", p, scale=100)
     axes[4].set_xlabel("load (web search)")
     axes[4].set_ylabel("(e) drop rate, % of packets")
     m_ws = m[m.workload == "websearch"]
@@ -69,6 +71,9 @@ def plot(d: pd.DataFrame, path: Path) -> None:
         r = m_ws[m_ws.protocol == p]
         ys = [float(r[f"drops_{h}"].iloc[0]) if len(r) else np.nan for h in HOPS]
         axes[5].bar(x + (i - 1) * 0.27, np.maximum(ys, 0.5), 0.27, label=p, color=dplot.SERIES[p][0])
+        if len(r) and "drops_source_nic_ci95" in r.columns:
+            errs = [float(r[f"drops_{h}_ci95"].iloc[0]) for h in HOPS]
+            dplot.errorbars(axes[5], x + (i - 1) * 0.27, np.maximum(ys, 0.5), errs, "black")
     axes[5].set_xticks(x)
     axes[5].set_xticklabels(list(HOPS.values()))
     axes[5].set_yscale("log")

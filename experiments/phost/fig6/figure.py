@@ -9,6 +9,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 6: mean slowdown vs load"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["load"]
 SWEEP = "../fig3/sweep.toml"
 
 
@@ -23,7 +25,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     for ax, (w, label) in zip(axes, ph.WORKLOADS.items()):
         for p in ph.PROTOCOLS.values():
             s = d[(d.workload == w) & (d.protocol == p)]
-            ax.plot(s.load, s.mean_slowdown, **dplot.style(p))
+            dplot.line(ax, s.load, s, "mean_slowdown", p)
         ax.set_title(label)
         ax.set_xlabel("load")
         ax.set_ylabel("mean slowdown")

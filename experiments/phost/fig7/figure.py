@@ -13,6 +13,8 @@ from dcsim.sweep import run_dir
 
 TITLE = "pHost Fig. 7: stability (web search): pending packets at the sources"
 LOADS = (0.6, 0.7, 0.8)
+#: Curves over a run's time are not averaged over seeds: the figure draws each seed's.
+PER_SEED = True
 
 
 def data(runs: pd.DataFrame, store) -> pd.DataFrame:
@@ -49,7 +51,9 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     for ax, p in zip(axes, ph.PROTOCOLS.values()):
         for load in LOADS:
             s = d[(d.protocol == p) & ((d.load - load).abs() < 1e-9)]
-            ax.plot(s.arrived_fraction, s.pending_fraction, color=colors[load], label=f"load {load}")
+            for i, (_, one) in enumerate(s.groupby("seed") if "seed" in s.columns else [(None, s)]):
+                label = f"load {load}" if i == 0 else None
+                ax.plot(one.arrived_fraction, one.pending_fraction, color=colors[load], label=label, linewidth=1)
         ax.set_title(p)
         ax.set_xlabel("fraction of packets arrived at sources")
         ax.set_ylabel("fraction pending (not yet injected)")

@@ -9,6 +9,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 8: bimodal workload (3 / 700 packets), load 0.6"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["short_percent"]
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:
@@ -26,7 +28,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     ax = axes[0]
     for p in ph.PROTOCOLS.values():
         s = d[d.protocol == p]
-        ax.plot(s.short_percent, s.mean_slowdown, **dplot.style(p))
+        dplot.line(ax, s.short_percent, s, "mean_slowdown", p)
     ax.set_xlabel("short flows, %")
     ax.set_ylabel("mean slowdown")
     dplot.legend_once(axes)

@@ -9,6 +9,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 9(c-d): incast, 100 MB per request from N senders"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["senders"]
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:
@@ -26,8 +28,8 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     fig, axes = dplot.grid(2, TITLE, width_per_panel=4.4, height=3.0)
     for p in ph.PROTOCOLS.values():
         s = d[d.protocol == p]
-        axes[0].plot(s.senders, s.mean_fct_ms, **dplot.style(p))
-        axes[1].plot(s.senders, s.mean_rct_ms, **dplot.style(p))
+        dplot.line(axes[0], s.senders, s, "mean_fct_ms", p)
+        dplot.line(axes[1], s.senders, s, "mean_rct_ms", p)
     axes[0].set_ylabel("(c) mean FCT, ms")
     axes[1].set_ylabel("(d) mean request completion time, ms")
     for ax in axes:

@@ -9,6 +9,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import phost as ph
 
 TITLE = "pHost Fig. 9(a-b): permutation traffic matrix, load 0.6"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["short_percent"]
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:
@@ -23,7 +25,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     syn = d[d.workload == "bimodal"].sort_values("short_percent")
     for p in ph.PROTOCOLS.values():
         s = syn[syn.protocol == p]
-        axes[1].plot(s.short_percent, s.mean_slowdown, **dplot.style(p))
+        dplot.line(axes[1], s.short_percent, s, "mean_slowdown", p)
     axes[1].set_xlabel("short flows, % (bimodal workload)")
     axes[1].set_ylabel("(b) mean slowdown")
     dplot.legend_once(axes)

@@ -9,6 +9,8 @@ from dcsim.experiments_support import pias as pi
 from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 11: number of queues (web search, testbed setting)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pi.KEYS
 LABELS = {k: schemes.name("pias", {"pias.queues": k}) for k in (2, 4, 8)}
 
 

@@ -10,6 +10,8 @@ from dcsim.experiments_support import pias as pi
 from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 12: mismatched thresholds (web search with data-mining thresholds)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pi.KEYS
 LABELS = [
     schemes.name("pias", {"pias.ecn": "per-port"}),
     schemes.name("pias", {"pias.ecn": "off"}),

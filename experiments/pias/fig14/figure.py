@@ -10,6 +10,8 @@ from dcsim.experiments_support import schemes
 from dcsim.reproduce import Ours
 
 TITLE = "PIAS Fig. 14: overall average FCT (144-host leaf-spine)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pi.KEYS
 SCHEMES = schemes.names("pias", "dctcp", "l2dct", "las")
 
 

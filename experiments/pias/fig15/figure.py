@@ -10,6 +10,8 @@ from dcsim.experiments_support import schemes
 from dcsim.reproduce import Ours
 
 TITLE = "PIAS Fig. 15: (0,100KB] normalized FCT"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pi.KEYS
 SWEEP = "../fig14/sweep.toml"
 SCHEMES = schemes.names("pias", "dctcp", "l2dct", "las")
 

@@ -9,6 +9,8 @@ from dcsim.experiments_support import pias as pi
 from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 17: PIAS vs pFabric, (0,100KB] normalized FCT"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pi.KEYS
 SWEEP = "../fig14/sweep.toml"
 SCHEMES = schemes.names("pias", "pfabric")
 

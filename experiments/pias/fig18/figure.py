@@ -10,6 +10,8 @@ from dcsim.experiments_support import schemes
 from dcsim.reproduce import Ours
 
 TITLE = "PIAS Fig. 18: 3:1 oversubscribed leaf-spine, ECMP, web search"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["host_load", "load"]
 SCHEMES = schemes.names("pias", "dctcp")
 
 

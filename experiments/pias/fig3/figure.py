@@ -12,6 +12,8 @@ from dcsim import plot as dplot
 from dcsim.experiments_support import schemes
 
 TITLE = "PIAS Fig. 3: 20 KB flow behind two 10 MB flows, 2 queues"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["threshold_kb"]
 
 
 def data(runs: pd.DataFrame, store) -> pd.DataFrame:
@@ -50,8 +52,11 @@ def plot(d: pd.DataFrame, path: Path) -> None:
             (False, schemes.name("pias", {"pias.ecn": "off"}), "#7f7f7f"),
         )
     ):
-        ys = [float(d[(d.threshold_kb == t) & (d.ecn == ecn)].fct_ms.iloc[0]) for t in ths]
+        rows = [d[(d.threshold_kb == t) & (d.ecn == ecn)] for t in ths]
+        ys = [float(r.fct_ms.iloc[0]) for r in rows]
         ax.bar(x + (i - 0.5) * 0.38, ys, 0.38, label=label, color=color)
+        if "fct_ms_ci95" in d.columns:
+            dplot.errorbars(ax, x + (i - 0.5) * 0.38, ys, [float(r.fct_ms_ci95.iloc[0]) for r in rows], "black")
     ax.axhline(float(d.ideal_ms.iloc[0]), color="black", linestyle="--", linewidth=1, label="ideal (idle network)")
     ax.set_xticks(x)
     ax.set_xticklabels([f"threshold {t:g} KB" for t in ths])

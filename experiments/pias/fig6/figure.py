@@ -8,6 +8,8 @@ import pandas as pd
 from dcsim.experiments_support import pias as pi
 
 TITLE = "PIAS Fig. 6: testbed setting, web search (16 hosts, 1 Gbps)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pi.KEYS
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

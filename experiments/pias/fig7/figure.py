@@ -8,6 +8,8 @@ import pandas as pd
 from dcsim.experiments_support import pias as pi
 
 TITLE = "PIAS Fig. 7: testbed setting, data mining (16 hosts, 1 Gbps)"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = pi.KEYS
 SWEEP = "../fig6/sweep.toml"
 
 

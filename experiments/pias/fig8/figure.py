@@ -9,6 +9,8 @@ import pandas as pd
 from dcsim.experiments_support import pias_queries as pq
 
 TITLE = "PIAS Fig. 8: query completion time, 20 queries/s over web-search background"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["load", "qps"]
 
 
 def data(runs: pd.DataFrame, store) -> pd.DataFrame:

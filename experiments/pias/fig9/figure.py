@@ -9,6 +9,8 @@ import pandas as pd
 from dcsim.experiments_support import pias_queries as pq
 
 TITLE = "PIAS Fig. 9: query completion time, 40 queries/s over web-search background"
+#: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
+KEYS = ["load", "qps"]
 SWEEP = "../fig8/sweep.toml"
 
 

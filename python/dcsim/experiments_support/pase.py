@@ -26,6 +26,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+#: The numeric columns that, with the scenario, scheme and panel, identify a row of :func:`rows`.
+KEYS = ["load", "deadline_mean_ms"]
+#: The same for a figure that adds FCT distributions (rows of :func:`fct_cdfs`).
+CDF_KEYS = [*KEYS, "cdf"]
+
 #: The loads of every load sweep (the paper's x axes: 10-90 %).
 LOADS = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 
@@ -192,10 +197,11 @@ def lines(
 ) -> None:
     """One line per scheme of `series` against load (in %, the paper's axes)."""
     for s in series:
-        ser = d[d.scheme == s].groupby("load", as_index=False)[col].mean()
+        cols = [c for c in (col, f"{col}_ci95") if c in d.columns]
+        ser = d[d.scheme == s].groupby("load", as_index=False)[cols].mean()
         if len(ser):
             x = ser.load * 100 if percent_load else ser.load
-            ax.plot(x, ser[col], **dplot.style(s))
+            dplot.line(ax, x, ser, col, s)
     ax.set_xlabel("offered load (%)")
     ax.set_ylabel(ylabel)
     if title_:
@@ -210,13 +216,19 @@ def lines(
 
 
 def cdf(ax: Any, c: pd.DataFrame, series: Sequence[str], title_: str = "", xmax: float | None = None) -> None:
-    """FCT CDFs (rows of :func:`fct_cdfs`), one line per scheme, in % of flows."""
+    """FCT CDFs (rows of :func:`fct_cdfs`), one line per scheme, in % of flows; averaged over
+    seeds (the mean FCT at each quantile), with a band for its 95 % interval."""
     for s in series:
         ser = c[c.scheme == s]
         if len(ser):
             kw = dplot.style(s)
             kw.pop("marker", None)
-            ax.plot(ser.fct_ms, ser.cdf * 100, **kw)
+            (drawn,) = ax.plot(ser.fct_ms, ser.cdf * 100, **kw)
+            err = dplot.ci95(ser, "fct_ms")
+            if err is not None:
+                ax.fill_betweenx(
+                    ser.cdf * 100, ser.fct_ms - err, ser.fct_ms + err, color=drawn.get_color(), alpha=0.2, linewidth=0
+                )
     ax.set_xlabel("FCT (ms, log scale)")
     ax.set_ylabel("fraction of flows (%)")
     # A log axis up to the slowest 99th percentile: the body of every distribution shows, however
@@ -231,11 +243,18 @@ def cdf(ax: Any, c: pd.DataFrame, series: Sequence[str], title_: str = "", xmax:
 
 
 def bars(
-    ax: Any, loads: Sequence[float], values: Sequence[float], ylabel: str, title_: str = "", color: str = ""
+    ax: Any,
+    loads: Sequence[float],
+    values: Sequence[float],
+    ylabel: str,
+    title_: str = "",
+    color: str = "",
+    errors: Sequence[float] | None = None,
 ) -> None:
-    """One bar per load (in %)."""
+    """One bar per load (in %), with its 95 % interval (`errors`, half-widths) when given."""
     x = [ld * 100 for ld in loads]
     ax.bar(x, values, width=6, color=color or dplot.SERIES["PASE"][0])
+    dplot.errorbars(ax, x, values, errors, "black")
     ax.set_xticks(x if len(x) < 5 else x[1::2])
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xlabel("offered load (%)")

@@ -18,6 +18,8 @@ SCHEMES = [
 ]
 WORKLOADS = {"datamining": "Data mining", "websearch": "Web search"}
 BINS = ["all", "0-100KB", "100KB-10MB", "10MB+"]
+#: The numeric column that, with the workload, scheme and size bin, identifies a row of :func:`data`.
+KEYS = ["load"]
 
 
 def scheme(protocol: str, rate_control: str) -> str:
@@ -48,7 +50,9 @@ def data(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def series(d: pd.DataFrame, workload: str, b: str, scheme_name: str, col: str = "mean_nfct") -> pd.DataFrame:
-    return d[(d.workload == workload) & (d.bin == b) & (d.scheme == scheme_name)][["load", col]]
+    """The rows of one scheme: load, `col` and its interval (``<col>_ci95``) where averaged."""
+    cols = ["load", col] + [c for c in (f"{col}_ci95",) if c in d.columns]
+    return d[(d.workload == workload) & (d.bin == b) & (d.scheme == scheme_name)][cols]
 
 
 def value(d: pd.DataFrame, workload: str, b: str, scheme_name: str, load: float, col: str = "mean_nfct") -> float:
@@ -76,7 +80,7 @@ def plot_breakdown(d: pd.DataFrame, workload: str, title: str, path: Path) -> No
                 continue
             ser = series(d, workload, b, s, col)
             if len(ser):
-                ax.plot(ser.load, ser[col], **dplot.style(s))
+                dplot.line(ax, ser.load, ser, col, s)
         ax.set_title(label)
         ax.set_xlabel("load")
         ax.set_ylabel("normalized FCT")

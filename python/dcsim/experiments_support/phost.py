@@ -144,7 +144,11 @@ def bars(
     for i, p in enumerate(protos):
         ys = [value(d, col, **{group_col: g, "protocol": p}) for g in groups]
         color = dplot.SERIES.get(p, ("#98df8a", None))[0]
-        ax.bar(x + (i - (len(protos) - 1) / 2) * width, ys, width, label=p, color=color)
+        at = x + (i - (len(protos) - 1) / 2) * width
+        ax.bar(at, ys, width, label=p, color=color)
+        if f"{col}_ci95" in d.columns:
+            errs = [value(d, f"{col}_ci95", **{group_col: g, "protocol": p}) for g in groups]
+            dplot.errorbars(ax, at, ys, errs, "black")
     ax.set_xticks(x)
     ax.set_xticklabels(list(groups.values()))
     ax.set_ylabel(ylabel)

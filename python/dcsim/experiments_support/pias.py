@@ -11,6 +11,9 @@ import pandas as pd
 from dcsim import plot as dplot
 from dcsim.experiments_support import schemes
 
+#: The numeric columns that, with the scheme and workload, identify a row of :func:`rows`.
+KEYS = ["load"]
+
 #: The schemes, in the figures' order.
 SCHEMES = schemes.names("pias", "dctcp", "l2dct", "las", "pfabric", "tcp")
 WORKLOADS = {"websearch": "Web search", "datamining": "Data mining"}
@@ -65,7 +68,7 @@ def lines(
         for s in series:
             ser = d[(d.workload == w) & (d.scheme == s)]
             if len(ser):
-                ax.plot(ser.load, ser[col], **dplot.style(s))
+                dplot.line(ax, ser.load, ser, col, s)
         ax.set_title(WORKLOADS.get(w, w))
         ax.set_xlabel("load")
         ax.set_ylabel(label)
