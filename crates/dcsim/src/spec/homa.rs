@@ -14,7 +14,7 @@ crate::choice! {
     /// given.
     pub enum HomaCutoffMethod {
         /// Equal shares of the workload's unscheduled bytes per unscheduled level (the authors'
-        /// simulator's `STATIC_CBF_GRADUATED` default; §3.4).
+        /// simulator's `STATIC_CBF_GRADUATED` default).
         CbfGraduated = "cbf-graduated",
         /// The cutoffs must be given in `homa.unscheduled_cutoffs`.
         Explicit = "explicit",
@@ -139,7 +139,7 @@ pub fn resolve(h: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<HomaSpec
     Ok(spec)
 }
 
-/// The "CBF graduated" cutoffs (Homa §3.4; the authors' `PriorityResolver`): the unscheduled
+/// The "CBF graduated" cutoffs (Homa §3; the authors' `PriorityResolver`): the unscheduled
 /// bytes of a message of `s` bytes are `min(s, rtt_bytes)`; with each CDF row a step (the
 /// authors' sampler draws rows, never sizes between them), the cumulative share of unscheduled
 /// bytes up to size `x` is `CBF(x) = Σ_{s_i ≤ x} q_i · min(s_i, rtt_bytes) / Σ_i q_i ·

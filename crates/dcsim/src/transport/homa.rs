@@ -1,28 +1,28 @@
 //! Homa (Montazeri et al., SIGCOMM'18): receiver-driven message transport over the network's
-//! priority queues (paper §3; the authors' simulator, PlatformLab/HomaSimulation, for what the
+//! priority queues (paper §3, "Homa design"; the authors' simulator, PlatformLab/HomaSimulation, for what the
 //! paper leaves to configuration). A dcsim flow is one Homa message.
 //!
-//! * **Unscheduled packets (§3.2, §3.4).** A new message sends its first RTTbytes at once,
+//! * **Unscheduled packets.** A new message sends its first RTTbytes at once,
 //!   without waiting for the receiver: the packets covering the first `rtt_bytes` (rounded up
 //!   to whole packets; 7 packets of 1460 B for 10,000 B, as the authors' simulator's 1442 +
 //!   7886 unscheduled bytes take 7 packets). They go at the unscheduled level chosen from the
 //!   message's size by the cutoffs (`[homa]`: from the workload's CDF, equal shares of
 //!   unscheduled bytes per level — the authors' "CBF graduated" — or given); smaller messages
 //!   go higher.
-//! * **Grants (§3.3, §3.4).** A receiver learns of a message from its first arriving packet.
+//! * **Grants.** A receiver learns of a message from its first arriving packet.
 //!   Whenever a data packet reaches it, it ranks its incomplete messages that still need
 //!   grants by the packets they still miss (SRPT, ties to the earlier message) and grants the
-//!   first `overcommit` of them (controlled overcommitment, §3.5): each is granted up to the
+//!   first `overcommit` of them (controlled overcommitment): each is granted up to the
 //!   packets it has received plus RTTbytes (so about RTTbytes is outstanding per granted
 //!   message, one grant per arriving packet), at its own scheduled level. Scheduled levels are
 //!   the lowest `scheduled_levels` ones; with k messages granted, they use the k lowest
-//!   levels, the best-ranked the highest of these (§3.4: a new shorter message then finds a
-//!   higher level free). A grant carries the packets granted so far (cumulative) and the level.
-//! * **Senders (§3.2).** When its NIC is idle, a sender sends one packet of the message with
+//!   levels, the best-ranked the highest of these (so a new shorter message finds a higher
+//!   level free). A grant carries the packets granted so far (cumulative) and the level.
+//! * **Senders.** When its NIC is idle, a sender sends one packet of the message with
 //!   the fewest packets left to send that has a packet it may send (granted and not sent yet,
 //!   or asked for again), ties to the earlier message; it sends only on an idle NIC, so its
 //!   choice is made as late as possible.
-//! * **Loss (§3.7).** A receiver that has had no packet of an incomplete message for
+//! * **Loss.** A receiver that has had no packet of an incomplete message for
 //!   `resend_timeout` asks, with one RESEND per contiguous range, for the packets it granted
 //!   (or that were unscheduled) and misses; a RESEND also grants its range. A sender whose
 //!   message has nothing left to send and has had no word from its receiver (grant, RESEND,
@@ -33,7 +33,7 @@
 //!   ends when the ACK reaches the sender (as for every dcsim protocol, and as in the ideal FCT
 //!   the slowdown divides by). Control packets (grants, RESENDs, ACKs) go at the highest level.
 //! * **Switches.** Strict priority over `priority_levels` queues (8) at every port, NICs
-//!   included (§3.1).
+//!   included.
 
 use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
 use crate::fabric::Fabric;
@@ -75,7 +75,7 @@ pub struct HomaProtocol;
 impl Protocol for HomaProtocol {
     type Host = HomaTransport;
 
-    /// Homa's hosts, and strict-priority ports with `priority_levels` queues (§3.1).
+    /// Homa's hosts, and strict-priority ports with `priority_levels` queues.
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let ports = PortPlan {
             queue: QueuePlan::StrictPriority {
@@ -349,7 +349,7 @@ impl HomaTransport {
     }
 
     /// The sender's NIC is free: one packet of the sendable message with the fewest packets
-    /// left to send (§3.2).
+    /// left to send.
     fn on_sender_wake(&mut self, host: u32, fab: &mut Fabric) {
         let now = fab.now();
         self.hosts[host as usize].sender_wake_pending = false;
@@ -428,7 +428,7 @@ impl HomaTransport {
         self.grant(dst, fab);
     }
 
-    /// The receiver's grants (§3.3-3.5): the `overcommit` messages missing the fewest packets
+    /// The receiver's grants (paper §3): the `overcommit` messages missing the fewest packets
     /// among those not yet wholly granted each get granted up to what they have received plus
     /// RTTbytes, at their scheduled level.
     fn grant(&mut self, host: u32, fab: &mut Fabric) {
@@ -472,7 +472,7 @@ impl HomaTransport {
     }
 
     /// The receiver's resend timer: after `resend_timeout` without a packet of an incomplete
-    /// message, a RESEND for each missing range below what it granted (§3.7).
+    /// message, a RESEND for each missing range below what it granted (paper §3).
     fn on_receiver_timer(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
         let now = fab.now();
         let timeout = self.params.resend_timeout;
