@@ -43,7 +43,8 @@ pub struct HomaSpec {
     /// Increasing message sizes, bytes: a message of at most `unscheduled_cutoffs[k]` bytes
     /// sends its unscheduled packets at level k (0 highest), a larger one at the next level.
     /// At most `priority_levels − scheduled_levels − 1` of them; resolved from
-    /// `cutoff_method` when not given (a level that gets no share of bytes gets no cutoff).
+    /// `cutoff_method` when not given (a level that gets no share of bytes gets no cutoff);
+    /// empty with one unscheduled level, where given cutoffs have no effect.
     pub unscheduled_cutoffs: Vec<u64>,
     /// A receiver asks for the missing packets of a message it has heard nothing of for this
     /// long (RESEND); a sender whose message has nothing to send and has had no word from
@@ -94,7 +95,9 @@ pub fn resolve(h: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<HomaSpec
     };
     let field = h.field("unscheduled_cutoffs");
     let most = spec.unscheduled_levels() as usize - 1;
-    if let Some(given) = given {
+    if let Some(given) = given.filter(|_| most > 0) {
+        // (With one unscheduled level there is nothing to cut: given cutoffs have no effect,
+        // and the unused-field report says so.)
         if given.len() > most {
             return Err(SpecError::new(
                 &field,
@@ -261,6 +264,9 @@ mod tests {
             assert_eq!(e.path, path, "{toml}");
             assert!(e.message.contains(needle), "{toml}: {e}");
         }
+        // One unscheduled level: given cutoffs have no effect (the unused-field report says so).
+        let s = resolve_toml(&format!("{homa}[homa]\nunscheduled_cutoffs = [100, 200]\n")).unwrap();
+        assert!(s.homa.unscheduled_cutoffs.is_empty());
         // Other protocols' specs need no CDF for the cutoffs.
         let s =
             resolve_toml("[homa]\nscheduled_levels = 4\n[workload]\nflow_sizes = 5000").unwrap();
