@@ -166,3 +166,33 @@ fn homa_runs_on_every_topology_kind() {
         assert!(out.summary.counters.transport_counters["grants"] > 0, "{topology}");
     }
 }
+
+/// Issue 18, item 2 (three senders into one receiver, overcommit 1 vs 2). RTTbytes is one
+/// packet, so each message sends one unscheduled packet and every other packet waits for a
+/// grant. A (host 0, 4 packets), B (host 1, 3) and C (host 2, 2) start together into host 3
+/// (star, cut-through: a packet reaches the switch 0.232 µs after it leaves, its receiver
+/// 1.4 µs after it leaves the switch; a grant or ACK takes 0.464 µs). The unscheduled A0, B0,
+/// C0 leave the switch at 0.232, 1.432 and 2.632 µs and arrive at 1.632, 2.832 and 4.032 µs.
+/// * Overcommit 1 — the receiver grants one message, the one missing fewest packets: A at
+///   1.632 µs (A1 reaches the switch at 2.328), B from 2.832 (B1 at 3.528), C from 4.032
+///   (C1 at 4.728), then at A1's arrival (5.232) A and B both miss 2 and the earlier, A, gets
+///   A2 (switch 5.928); at B1's (6.432) B gets B2 (switch 7.128). All at the lowest level, the
+///   downlink serves them in arrival order: A1, B1, C1 (arrives 7.632: C ends at 8.096 µs),
+///   A2 (arrives 8.832, granting A3, at the switch at 9.528), B2 (arrives 10.032: B ends at
+///   10.496 µs), A3 (arrives 11.232: A ends at 11.696 µs).
+/// * Overcommit 2 — two messages granted at once on levels 6 (the better-ranked) and 7: B1
+///   (level 6) passes the waiting A1 (level 7) at 3.832 µs, C1 (granted at level 6 from 4.032,
+///   when B moves to level 7) at 5.032, and B2 (level 6 again from 5.232) at 6.232: C ends at
+///   6.896 µs and B at 8.096 µs, each 1.2 µs or more earlier, while A1 leaves last, at 7.432;
+///   A2 and A3 then cross an idle fabric one round trip apart (A2 arrives 10.928 µs, A3
+///   13.024 µs): A ends at 13.488 µs, later than with overcommit 1.
+#[test]
+fn three_senders_overcommitment_grants_the_two_best_at_two_levels() {
+    let rows = ["0,0,3,5840,0", "1,1,3,4380,0", "2,2,3,2920,0"];
+    let base = "[topology]\nkind = \"star\"\nhosts = 4\n[transport]\nprotocol = \"homa\"\n[homa]\nrtt_bytes = 1460\n";
+    let fcts = |o: &dcsim::RunOutput| (fct_ps(o, 0), fct_ps(o, 1), fct_ps(o, 2));
+    let one = run(spec_with_trace(&format!("{base}overcommit = 1\n"), &rows), &[]);
+    assert_eq!(fcts(&one), (ns(11_696), ns(10_496), ns(8_096)));
+    let two = run(spec_with_trace(&format!("{base}overcommit = 2\n"), &rows), &[]);
+    assert_eq!(fcts(&two), (ns(13_488), ns(8_096), ns(6_896)));
+}
