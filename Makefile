@@ -4,7 +4,7 @@ PY       := $(VENV)/bin/python
 PIP      := $(PY) -m pip
 EXT      := $(VENV)/.dcsim-built
 DEV      := $(VENV)/.dev-extras-installed
-RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml workloads/*.txt
+RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml workloads/*.txt workloads/homa/*.txt
 # The optional extras (pyproject.toml) that testing, linting and the docs need; `make run` needs none.
 DEV_EXTRAS := plot ray test lint docs
 

@@ -145,8 +145,8 @@ def _check_installed(venv: Path, workdir: Path) -> None:
 def test_sdist_carries_the_built_in_cdfs_and_the_experiments(artefacts):
     with tarfile.open(artefacts["sdist"]) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
-    for cdf in (ROOT / "workloads").glob("*.txt"):
-        assert f"workloads/{cdf.name}" in names
+    for cdf in (ROOT / "workloads").glob("**/*.txt"):
+        assert f"workloads/{cdf.relative_to(ROOT / 'workloads').as_posix()}" in names
     for fig in (ROOT / "experiments").glob("*/*/figure.py"):
         assert f"python/dcsim/experiments/{fig.relative_to(ROOT / 'experiments').as_posix()}" in names
     assert not any("__pycache__" in n for n in names)

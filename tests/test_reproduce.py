@@ -33,7 +33,7 @@ def test_list_shows_every_shipped_reproduction():
     p = dcsim_cli("reproduce", "--list")
     assert p.returncode == 0
     figures = sorted((ROOT / "experiments").glob("*/*/figure.py"))
-    assert len(figures) == 35
+    assert len(figures) == 36
     for fig in figures:
         name = f"{fig.parent.parent.name}-{fig.parent.name}"
         assert name in p.stdout
@@ -303,7 +303,7 @@ def test_one_display_name_per_scheme():
     with pytest.raises(KeyError, match="no display name"):
         schemes.name("pfabric", {"pfabric.queues": 3, "pfabric.threshold_method": "mg1"})
     with pytest.raises(KeyError, match="no display name"):
-        schemes.name("homa")
+        schemes.name("ndp")
     # Every protocol and every pFabric / pHost variant a figure draws as a line has its style.
     for display in list(schemes.PROTOCOLS.values()) + [
         n for (p, _), v in schemes.VARIANTS.items() if p == "pfabric" for n in v.values()

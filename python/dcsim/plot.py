@@ -27,6 +27,7 @@ SERIES: dict[str, tuple[str, str | None]] = {
     "D2TCP": ("#6b6ecf", "h"),
     "PASE": ("#bcbd22", "*"),
     "Ideal": ("#000000", None),
+    "Homa": ("#e6550d", "s"),
     # pFabric over a few priority queues (pFabric SIGCOMM'13 Fig. 17).
     "Q=2 (Optimized)": ("#9edae5", "v"),
     "Q=4 (Optimized)": ("#17becf", "s"),

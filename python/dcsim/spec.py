@@ -383,6 +383,13 @@ ADDED_FIELDS: dict[str, Any] = {
     "output.ports_max_rows": 5_000_000,
     "output.packet_trace": False,
     "output.packet_trace_max_rows": 1_000_000,
+    "homa.rtt_bytes": 10_000,
+    "homa.priority_levels": 8,
+    "homa.scheduled_levels": 7,
+    "homa.overcommit": 7,
+    "homa.cutoff_method": "cbf-graduated",
+    "homa.unscheduled_cutoffs": [],
+    "homa.resend_timeout_us": 1000.0,
 }
 
 

@@ -24,6 +24,16 @@ use crate::units::{MAX_FLOW_BYTES, MSS_BYTES};
 const WEBSEARCH: &str = include_str!("../../../workloads/CDF_dctcp.txt");
 const DATAMINING: &str = include_str!("../../../workloads/CDF_datamining.txt");
 const IMC10: &str = include_str!("../../../workloads/CDF_aditya.txt");
+const HOMA_W1: &str = include_str!("../../../workloads/homa/FacebookKeyValue_Sampled.txt");
+const HOMA_W2: &str = include_str!("../../../workloads/homa/Google_SearchRPC.txt");
+const HOMA_W3: &str = include_str!("../../../workloads/homa/Google_AllRPC.txt");
+const HOMA_W4: &str = include_str!("../../../workloads/homa/Facebook_HadoopDist_All.txt");
+const HOMA_W5: &str = include_str!("../../../workloads/homa/DCTCP_MsgSizeDist.txt");
+
+/// The bytes of one of W5's packets: the authors' simulator multiplies the sizes of
+/// `DCTCP_MsgSizeDist.txt` by 1500 − 20 (IP) − 8 (UDP) − 30 (Homa header) bytes
+/// (`MsgSizeDistributions.cc`, `WorkloadEstimator.cc`).
+pub const HOMA_W5_PACKET_BYTES: u64 = 1442;
 
 crate::choice! {
     /// The unit of a CDF file's sizes, declared by a `# unit: <name>` line.
@@ -167,6 +177,41 @@ impl Cdf {
         }
     }
 
+    /// Parses the Homa authors' format (`MsgSizeDistributions.cc`): line 1 the mean size, then
+    /// one `size cumulative-probability` row per line, sizes in units of `unit_bytes` bytes
+    /// (1 for W1–W4, 1442 for W5). Returns the CDF in bytes and the mean the header declares,
+    /// in bytes. Rows are checked as in [`Cdf::parse`] (non-decreasing sizes and
+    /// probabilities, ending at 1).
+    pub fn parse_homa(text: &str, origin: &str, unit_bytes: u64) -> Result<(Cdf, f64), String> {
+        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty());
+        let (_, header) = lines.next().ok_or_else(|| format!("{origin}: empty file"))?;
+        let mean = match header.trim().parse::<f64>() {
+            Ok(m) if m > 0.0 && m.is_finite() => m * unit_bytes as f64,
+            _ => {
+                return Err(format!(
+                    "{origin}, line 1: \"{}\" is not the mean size (one positive number)",
+                    header.trim()
+                ))
+            }
+        };
+        let mut rows = String::from("# unit: bytes\n");
+        for (i, line) in lines {
+            let nums: Vec<&str> = line.split_whitespace().collect();
+            let [size, p] = nums.as_slice() else {
+                return Err(format!(
+                    "{origin}, line {}: expected `size cumulative-probability`, got {} columns",
+                    i + 1,
+                    nums.len()
+                ));
+            };
+            let size: f64 = size
+                .parse()
+                .map_err(|_| format!("{origin}, line {}: \"{size}\" is not a size", i + 1))?;
+            rows.push_str(&format!("{} {p}\n", size * unit_bytes as f64));
+        }
+        Ok((Cdf::parse(&rows, origin, None)?, mean))
+    }
+
     /// A size in whole units (packets or bytes, see [`Cdf::unit`]) for uniform draw `u` in
     /// [0, 1).
     #[inline]
@@ -233,12 +278,24 @@ pub fn named_cdf(name: &str) -> Option<&'static str> {
         "websearch" => Some(WEBSEARCH),
         "datamining" => Some(DATAMINING),
         "imc10" => Some(IMC10),
+        "homa-w1" => Some(HOMA_W1),
+        "homa-w2" => Some(HOMA_W2),
+        "homa-w3" => Some(HOMA_W3),
+        "homa-w4" => Some(HOMA_W4),
+        "homa-w5" => Some(HOMA_W5),
         _ => None,
     }
 }
 
-/// Names of the shipped CDFs.
-pub const NAMED_CDFS: [&str; 3] = ["websearch", "datamining", "imc10"];
+/// Names of the shipped CDFs: the papers' three in packets, then the Homa paper's W1–W5
+/// (`workloads/homa/`, in the Homa authors' format: [`Cdf::parse_homa`]).
+pub const NAMED_CDFS: [&str; 8] =
+    ["websearch", "datamining", "imc10", "homa-w1", "homa-w2", "homa-w3", "homa-w4", "homa-w5"];
+
+/// True for the Homa paper's workloads W1–W5, which its authors' simulator samples as steps.
+pub fn is_homa_workload(name: &str) -> bool {
+    name.starts_with("homa-w") && named_cdf(name).is_some()
+}
 
 /// Loads a shipped CDF by name, or a CDF file by path.
 pub fn load(name_or_path: &str, is_file: bool) -> Result<Cdf, String> {
@@ -249,6 +306,10 @@ pub fn load(name_or_path: &str, is_file: bool) -> Result<Cdf, String> {
     } else {
         let text = named_cdf(name_or_path)
             .ok_or_else(|| format!("unknown workload \"{name_or_path}\""))?;
+        if is_homa_workload(name_or_path) {
+            let unit = if name_or_path == "homa-w5" { HOMA_W5_PACKET_BYTES } else { 1 };
+            return Cdf::parse_homa(text, name_or_path, unit).map(|(cdf, _)| cdf);
+        }
         Cdf::parse(text, name_or_path, Some(CdfUnit::Packets))
     }
 }
@@ -331,9 +392,62 @@ mod tests {
         assert_eq!(bytes.sample_units(0.75, SizeSampling::Interpolate), 5_000_500);
         let e = Cdf::parse(&format!("# unit: kb\n{rows}"), "mine.txt", None).unwrap_err();
         assert!(e.contains("line 1: unit \"kb\" is not one of \"packets\""), "{e}");
-        // The shipped files are in packets (known, not declared: they are kept as published).
+        // The shipped files are in packets (known, not declared: they are kept as published),
+        // the Homa paper's converted to bytes.
         for name in NAMED_CDFS {
-            assert_eq!(load(name, false).unwrap().unit, CdfUnit::Packets, "{name}");
+            let unit = if is_homa_workload(name) { CdfUnit::Bytes } else { CdfUnit::Packets };
+            assert_eq!(load(name, false).unwrap().unit, unit, "{name}");
         }
+    }
+
+    /// Issue 18, item 3: the Homa authors' format on a tiny file: the header is the mean, rows
+    /// are steps (no size between rows is drawn), sizes scale by the unit, and errors name the
+    /// line.
+    #[test]
+    fn the_homa_format_is_read_as_steps() {
+        let (cdf, mean) = Cdf::parse_homa("3.5\n2 0.5\n5 1.0\n", "tiny.txt", 1).unwrap();
+        assert_eq!(cdf.points, vec![(2.0, 0.5), (5.0, 1.0)]);
+        assert_eq!((cdf.unit, mean), (CdfUnit::Bytes, 3.5));
+        let draws: Vec<u64> = [0.0, 0.3, 0.5, 0.5001, 0.99]
+            .iter()
+            .map(|&u| cdf.sample_units(u, SizeSampling::Step))
+            .collect();
+        assert_eq!(draws, [2, 2, 2, 5, 5]);
+        assert_eq!(cdf.mean_units(SizeSampling::Step), 3.5);
+        // In packets of 1442 B (W5's unit): sizes and the mean scale.
+        let (cdf, mean) = Cdf::parse_homa("3.5\n2 0.5\n5 1.0\n", "tiny.txt", 1442).unwrap();
+        assert_eq!((cdf.points[1].0, mean), (5.0 * 1442.0, 3.5 * 1442.0));
+        let e = Cdf::parse_homa("mean\n2 0.5\n", "bad.txt", 1).unwrap_err();
+        assert!(e.contains("bad.txt, line 1") && e.contains("not the mean size"), "{e}");
+        let e = Cdf::parse_homa("3\n2 0.5 7\n", "bad.txt", 1).unwrap_err();
+        assert!(e.contains("bad.txt, line 2") && e.contains("3 columns"), "{e}");
+        let e = Cdf::parse_homa("3\n2 0.5\n", "bad.txt", 1).unwrap_err();
+        assert!(e.contains("ends at 0.5"), "{e}");
+    }
+
+    /// Issue 18, item 3: the shipped W1–W5 read with the means their headers declare (the
+    /// step mean of the rows; W1's header is 0.14 % above its rows' mean), W5 in 1442-byte
+    /// packets, and their extremes as published (README of `workloads/homa/`).
+    #[test]
+    fn the_homa_workloads_have_their_published_means_and_ranges() {
+        for (name, header, lo, hi) in [
+            ("homa-w1", 187.77, 1.0, 100_000.0),
+            ("homa-w2", 440.7907, 2.0, 3_529_904.0),
+            ("homa-w3", 2927.354, 3.0, 15_158_197.0),
+            ("homa-w4", 127_796.6, 50.0, 10_000_000.0),
+            ("homa-w5", 1744.70 * 1442.0, 1442.0, 20_000.0 * 1442.0),
+        ] {
+            let unit = if name == "homa-w5" { HOMA_W5_PACKET_BYTES } else { 1 };
+            let (cdf, mean) = Cdf::parse_homa(named_cdf(name).unwrap(), name, unit).unwrap();
+            assert!((mean - header).abs() < 1e-6 * header, "{name}: header {mean}");
+            let rows = cdf.mean_units(SizeSampling::Step);
+            let tolerance = if name == "homa-w1" { 0.0015 } else { 1e-4 };
+            assert!((rows - mean).abs() / mean < tolerance, "{name}: rows' mean {rows} vs {mean}");
+            assert_eq!((cdf.points[0].0, cdf.points.last().unwrap().0), (lo, hi), "{name}");
+        }
+        // W5 is not dcsim's web search: a larger mean even in its own packets.
+        let w5 = load("homa-w5", false).unwrap().mean_units(SizeSampling::Step) / 1442.0;
+        let ws = load("websearch", false).unwrap().mean_units(SizeSampling::Step);
+        assert!((w5 - 1744.70).abs() < 0.01 && (ws - 1622.94).abs() < 0.01, "{w5} {ws}");
     }
 }

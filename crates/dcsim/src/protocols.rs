@@ -54,6 +54,10 @@ macro_rules! for_each_protocol {
             /// (see `[pase]`).
             Pase = "pase" => pase::PaseProtocol,
                 sections ["pase", "dctcp"], window true,
+            /// Homa: receiver-driven grants, unscheduled first RTTbytes and network priorities
+            /// (see `[homa]`).
+            Homa = "homa" => homa::HomaProtocol,
+                sections ["homa"], window false,
         }
     };
 }

@@ -22,6 +22,7 @@ PROTOCOLS: dict[str, str] = {
     "phost": "pHost",
     "fastpass": "Fastpass",
     "ideal": "Ideal",
+    "homa": "Homa",
 }
 
 #: Display names of variants: (protocol, the spec fields that tell its variants apart) ->

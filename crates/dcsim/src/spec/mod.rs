@@ -13,6 +13,7 @@
 pub mod dctcp;
 pub mod derived;
 pub mod fastpass;
+pub mod homa;
 pub mod output;
 pub mod pase;
 pub mod pfabric;
@@ -27,6 +28,7 @@ pub mod workload;
 
 pub use dctcp::DctcpSpec;
 pub use fastpass::{FastpassPolicy, FastpassPreset, FastpassSlotStart, FastpassSpec};
+pub use homa::{HomaCutoffMethod, HomaSpec};
 pub use output::{EngineSpec, OutputSpec};
 pub use pase::{PaseArbitration, PaseOrder, PaseRateControl, PaseSpec};
 pub use pfabric::{ClassifyBy, PfabricSpec, PriorityKey, RateControl, ThresholdMethod};
@@ -72,6 +74,8 @@ pub struct Spec {
     pub pias: PiasSpec,
     /// PASE settings (used when `transport.protocol = "pase"`).
     pub pase: PaseSpec,
+    /// Homa settings (used when `transport.protocol = "homa"`).
+    pub homa: HomaSpec,
     /// What a run records beyond the flow table and summary.
     pub output: OutputSpec,
     /// Simulator implementation choices that do not change the model.
@@ -146,6 +150,8 @@ impl Spec {
         let pias =
             pias::resolve(&top.sub("pias")?, &workload, transport.protocol == Protocol::Pias)?;
         let pase = pase::resolve(&top.sub("pase")?)?;
+        let homa =
+            homa::resolve(&top.sub("homa")?, &workload, transport.protocol == Protocol::Homa)?;
         let output = output::resolve_output(&top.sub("output")?)?;
         let engine = output::resolve_engine(&top.sub("engine")?)?;
         Ok(Spec {
@@ -160,6 +166,7 @@ impl Spec {
             fastpass,
             pias,
             pase,
+            homa,
             output,
             engine,
         })

@@ -196,6 +196,7 @@ impl Spec {
             {
                 Some("`pias.thresholds` is given".into())
             }
+            "homa" => self.homa_reason(key, tree),
             _ => None,
         }
     }
@@ -284,6 +285,20 @@ impl Spec {
             }
             "query_rate_per_s" | "query_fanout" | "query_bytes" if w.queries == 0 => {
                 Some("read only when `workload.queries` > 0".into())
+            }
+            _ => None,
+        }
+    }
+
+    fn homa_reason(&self, key: &str, tree: &Value) -> Option<String> {
+        let h = &self.homa;
+        match key {
+            "unscheduled_cutoffs" | "cutoff_method" if h.unscheduled_levels() == 1 => Some(format!(
+                "one level is left for unscheduled data (`homa.priority_levels` {} − `homa.scheduled_levels` {}), so there is nothing to cut",
+                h.priority_levels, h.scheduled_levels
+            )),
+            "cutoff_method" if non_empty_list(lookup(tree, "homa.unscheduled_cutoffs")) => {
+                Some("`homa.unscheduled_cutoffs` is given".into())
             }
             _ => None,
         }
@@ -393,5 +408,16 @@ mod tests {
             ["topology.buffer_bytes"]
         );
         assert_eq!(fields("[topology]\nkind = \"pair\"\ncore_link_gbps = 5\nswitching = \"store-and-forward\""), ["topology.core_link_gbps", "topology.switching"]);
+        // Issue 18: Homa's cutoffs with one unscheduled level, its method with cutoffs given.
+        let homa = "[transport]\nprotocol = \"homa\"\n[homa]\n";
+        assert_eq!(
+            fields(&format!("{homa}cutoff_method = \"cbf-graduated\"\nunscheduled_cutoffs = []")),
+            ["homa.cutoff_method", "homa.unscheduled_cutoffs"]
+        );
+        assert_eq!(
+            fields(&format!("{homa}scheduled_levels = 4\ncutoff_method = \"explicit\"\nunscheduled_cutoffs = [100, 1000]")),
+            ["homa.cutoff_method"]
+        );
+        assert_eq!(fields("[homa]\novercommit = 2"), ["homa.overcommit"]);
     }
 }

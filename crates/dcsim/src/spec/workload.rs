@@ -453,9 +453,16 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
             ));
         }
     }
+    // The Homa paper's workloads are steps: its authors' simulator draws rows only.
+    let step_by_default = matches!(&flow_sizes, FlowSizes::Named(n) if crate::cdf::is_homa_workload(n))
+        && tenants.is_empty();
+    let size_sampling = w.choice(
+        "size_sampling",
+        if step_by_default { SizeSampling::Step } else { SizeSampling::Interpolate },
+    )?;
     Ok(WorkloadSpec {
         flow_sizes,
-        size_sampling: w.choice("size_sampling", SizeSampling::Interpolate)?,
+        size_sampling,
         bimodal,
         load,
         mean_size_bytes: w.bytes_in("mean_size_bytes", 0, 0, MAX_FLOW_BYTES)?,

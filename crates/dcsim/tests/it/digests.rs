@@ -303,6 +303,25 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
                 "workload.tenant_weights=[1, 3]",
             ],
         ),
+        // Homa (Issue 18): one and four unscheduled levels, and a three-tier fabric.
+        ("homa", vec!["transport.protocol=homa"]),
+        (
+            "homa-levels",
+            vec!["transport.protocol=homa", "homa.scheduled_levels=4", "homa.overcommit=2"],
+        ),
+        (
+            "homa-w2",
+            vec![
+                "transport.protocol=homa",
+                "workload.flow_sizes=homa-w2",
+                "homa.scheduled_levels=3",
+                "workload.load=0.8",
+            ],
+        ),
+        (
+            "fat-tree-homa",
+            vec!["topology.kind=fat-tree", "topology.k=4", "transport.protocol=homa"],
+        ),
     ]
 }
 

@@ -62,10 +62,14 @@ fn value(f: &Field) -> BoxedStrategy<Value> {
             1 => Just(json!("5TB")),
         ]
         .boxed(),
+        // Byte lists are thresholds and cutoffs, which must increase: mostly increasing lists
+        // (plausible), sometimes unordered ones.
         Kind::ByteList => prop_oneof![
-            proptest::collection::vec(1u64..10_000_000, 0..9).prop_map(|v| json!(v)),
-            Just(json!([0])),
-            Just(json!(["10KB", "1MB"])),
+            2 => proptest::collection::btree_set(1u64..10_000_000, 0..9)
+                .prop_map(|v| json!(v.into_iter().collect::<Vec<_>>())),
+            1 => proptest::collection::vec(1u64..10_000_000, 0..9).prop_map(|v| json!(v)),
+            1 => Just(json!([0])),
+            1 => Just(json!(["10KB", "1MB"])),
         ]
         .boxed(),
         Kind::Bool => any::<bool>().prop_map(Value::Bool).boxed(),

@@ -7,6 +7,7 @@ mod d2tcp;
 mod digests;
 mod fastpass;
 mod fuzz;
+mod homa;
 mod invariants;
 mod long_lived;
 mod modules;

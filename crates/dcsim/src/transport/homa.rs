@@ -1,0 +1,593 @@
+//! Homa (Montazeri et al., SIGCOMM'18): receiver-driven message transport over the network's
+//! priority queues (paper §3, "Homa design"; the authors' simulator, PlatformLab/HomaSimulation, for what the
+//! paper leaves to configuration). A dcsim flow is one Homa message.
+//!
+//! * **Unscheduled packets.** A new message sends its first RTTbytes at once,
+//!   without waiting for the receiver: the packets covering the first `rtt_bytes` (rounded up
+//!   to whole packets; 7 packets of 1460 B for 10,000 B, as the authors' simulator's 1442 +
+//!   7886 unscheduled bytes take 7 packets). They go at the unscheduled level chosen from the
+//!   message's size by the cutoffs (`[homa]`: from the workload's CDF, equal shares of
+//!   unscheduled bytes per level — the authors' "CBF graduated" — or given); smaller messages
+//!   go higher.
+//! * **Grants.** A receiver learns of a message from its first arriving packet.
+//!   Whenever a data packet reaches it, it ranks its incomplete messages that still need
+//!   grants by the packets they still miss (SRPT, ties to the earlier message) and grants the
+//!   first `overcommit` of them (controlled overcommitment): each is granted up to the
+//!   packets it has received plus RTTbytes (so about RTTbytes is outstanding per granted
+//!   message, one grant per arriving packet), at its own scheduled level. Scheduled levels are
+//!   the lowest `scheduled_levels` ones; with k messages granted, they use the k lowest
+//!   levels, the best-ranked the highest of these (so a new shorter message finds a higher
+//!   level free). A grant carries the packets granted so far (cumulative) and the level.
+//! * **Senders.** When its NIC is idle, a sender sends one packet of the message with
+//!   the fewest packets left to send that has a packet it may send (granted and not sent yet,
+//!   or asked for again), ties to the earlier message; it sends only on an idle NIC, so its
+//!   choice is made as late as possible.
+//! * **Loss.** A receiver that has had no packet of an incomplete message for
+//!   `resend_timeout` asks, with one RESEND per contiguous range, for the packets it granted
+//!   (or that were unscheduled) and misses; a RESEND also grants its range. A sender whose
+//!   message has nothing left to send and has had no word from its receiver (grant, RESEND,
+//!   ACK) for twice `resend_timeout` while it has never heard from it or has sent every packet sends
+//!   its first packet again, so a receiver that never heard of the message, or whose ACK was
+//!   lost, answers (the paper's RPC layer gives this role to the client's timeout).
+//! * **Completion.** The receiver sends one 40-byte ACK when it holds every packet; the FCT
+//!   ends when the ACK reaches the sender (as for every dcsim protocol, and as in the ideal FCT
+//!   the slowdown divides by). Control packets (grants, RESENDs, ACKs) go at the highest level.
+//! * **Switches.** Strict priority over `priority_levels` queues (8) at every port, NICs
+//!   included.
+
+use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
+use crate::fabric::Fabric;
+use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
+use crate::queue::EcnMarking;
+use crate::spec::Spec;
+use crate::units::{BitRate, Bytes, CONTROL_BYTES, MSS_BYTES};
+use crate::workload::FlowArrival;
+use dcsim_engine::SimTime;
+
+/// Grant: the receiver lets the sender send more of a message. Header: the packets granted so
+/// far (cumulative), the level for scheduled packets.
+pub const GRANT: PacketKind = PacketKind::control(0);
+/// RESEND: the receiver asks for packets `seq` up to (not including) header word 0 again, at
+/// the level in header word 1.
+pub const RESEND: PacketKind = PacketKind::control(1);
+
+/// Header word of a grant: packets granted; of a RESEND: the end of the range asked for.
+const GRANTED: usize = 0;
+/// Header word of a grant or RESEND: the level for the message's scheduled packets.
+const LEVEL: usize = 1;
+
+crate::transport_events! {
+    /// Homa's clocks.
+    pub enum HomaEvent {
+        /// Host `.0`'s sender may send its next packet (its NIC is free).
+        SenderWake(host) = 0,
+        /// The receiver's resend timer of the message in slot `.0` (flow id `.1`).
+        ReceiverTimer(slot, flow) = 1,
+        /// The sender's timer of the message in slot `.0` (flow id `.1`).
+        SenderTimer(slot, flow) = 2,
+    }
+}
+
+/// `transport.protocol = "homa"`.
+#[derive(Debug)]
+pub struct HomaProtocol;
+
+impl Protocol for HomaProtocol {
+    type Host = HomaTransport;
+
+    /// Homa's hosts, and strict-priority ports with `priority_levels` queues.
+    fn assemble(spec: &Spec) -> Parts<Self::Host> {
+        let ports = PortPlan {
+            queue: QueuePlan::StrictPriority {
+                queues: spec.homa.priority_levels as usize,
+                reserved_bytes: 0,
+            },
+            marking: EcnMarking::Off,
+            buffer_bytes: spec.transport.port_buffer(&spec.topology),
+        };
+        Parts::packets(HomaTransport::new(HomaParams::from_spec(spec), spec.topology.n_hosts()), ports)
+    }
+}
+
+/// Homa's settings, in packets and absolute times.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HomaParams {
+    /// Host link rate.
+    pub rate: BitRate,
+    /// RTTbytes in whole packets: sent unscheduled, and kept granted beyond what has arrived.
+    pub rtt_pkts: u32,
+    /// Priority levels (0 highest).
+    pub levels: u8,
+    /// The lowest this many levels carry scheduled packets.
+    pub scheduled_levels: u8,
+    /// Messages granted at once per receiver.
+    pub overcommit: u32,
+    /// Unscheduled cutoffs, bytes (see [`HomaParams::unscheduled_level`]).
+    pub cutoffs: Vec<u64>,
+    /// The resend timeout.
+    pub resend_timeout: SimTime,
+}
+
+impl HomaParams {
+    /// The `[homa]` settings of `spec`.
+    pub fn from_spec(spec: &Spec) -> Self {
+        let h = &spec.homa;
+        HomaParams {
+            rate: spec.topology.host_rate(),
+            rtt_pkts: u32::try_from(h.rtt_bytes.div_ceil(MSS_BYTES as u64)).unwrap_or(u32::MAX),
+            levels: h.priority_levels as u8,
+            scheduled_levels: h.scheduled_levels as u8,
+            overcommit: h.overcommit,
+            cutoffs: h.unscheduled_cutoffs.clone(),
+            resend_timeout: SimTime((h.resend_timeout_us * 1e6).round() as u64),
+        }
+    }
+
+    /// The sender's timeout: twice the receiver's, so that a receiver that knows the message
+    /// asks for what it misses before the sender sends its first packet again.
+    pub fn sender_timeout(&self) -> SimTime {
+        SimTime(2 * self.resend_timeout.as_ps())
+    }
+
+    /// The level of the unscheduled packets of a message of `size_bytes`: the first k with
+    /// `size ≤ cutoffs[k]`, else the one after the last cutoff (0 is the highest level).
+    pub fn unscheduled_level(&self, size_bytes: u64) -> u8 {
+        self.cutoffs.partition_point(|&c| c < size_bytes) as u8
+    }
+
+    /// The scheduled level of the message ranked `rank` (0 best) among `granted` messages
+    /// granted at once: the `min(granted, scheduled_levels)` lowest levels, the best-ranked
+    /// message at the highest of them; ranks beyond share the lowest level.
+    pub fn scheduled_level(&self, rank: u32, granted: u32) -> u8 {
+        let used = granted.min(self.scheduled_levels as u32) as u8;
+        (self.levels - used + rank.min(u32::from(used) - 1) as u8).min(self.levels - 1)
+    }
+}
+
+/// A 40-byte control packet of message `m`.
+fn control(kind: PacketKind, slot: u32, m: &Message, from: u32, to: u32, now: SimTime) -> Packet {
+    Packet::new(kind, m.id, slot, from, to, 0, CONTROL_BYTES, now)
+}
+
+/// One message, both ends (the slot is shared, as in the other transports).
+#[derive(Debug, Default)]
+struct Message {
+    id: u32,
+    active: bool,
+    src: u32,
+    dst: u32,
+    size_bytes: u64,
+    n_pkts: u32,
+    /// The level of its unscheduled packets.
+    unscheduled_level: u8,
+    // sender
+    /// Packets the sender may send: `[0, granted)`.
+    granted: u32,
+    /// The next packet never sent.
+    next_seq: u32,
+    /// Packets asked for again, in order.
+    resend: Vec<u32>,
+    /// The level of its scheduled packets (from the latest grant or RESEND).
+    scheduled_level: u8,
+    packets_sent: u32,
+    /// The sender has had a grant, RESEND or ACK for it.
+    heard: bool,
+    /// The sender's latest transmission or word from the receiver.
+    sender_activity: SimTime,
+    sender_timer_pending: bool,
+    timeouts: u32,
+    // receiver
+    known: bool,
+    received: SeqSet,
+    received_count: u32,
+    /// Packets granted so far, as the receiver counts them (the unscheduled ones included).
+    receiver_granted: u32,
+    /// The level of its latest grant.
+    granted_level: u8,
+    last_arrival: SimTime,
+    receiver_timer_pending: bool,
+}
+
+impl Message {
+    /// Packets left to send (the sender's SRPT key).
+    fn left_to_send(&self) -> u32 {
+        self.n_pkts - self.next_seq + self.resend.len() as u32
+    }
+
+    fn sendable(&self) -> bool {
+        !self.resend.is_empty() || self.next_seq < self.granted
+    }
+}
+
+/// Per-host state: the messages it sends and receives.
+#[derive(Debug, Default, Clone)]
+struct Host {
+    sending: Vec<u32>,
+    /// Incomplete messages this host has heard of.
+    receiving: Vec<u32>,
+    sender_wake_pending: bool,
+}
+
+/// What a run's Homa hosts did, for the summary's `transport_counters`.
+#[derive(Debug, Default, Clone, Copy)]
+struct Counters {
+    grants: u64,
+    resends: u64,
+    sender_timeouts: u64,
+}
+
+/// The Homa transport: message table, hosts, senders and receivers.
+#[derive(Debug)]
+pub struct HomaTransport {
+    params: HomaParams,
+    messages: Vec<Message>,
+    free: Vec<u32>,
+    hosts: Vec<Host>,
+    counters: Counters,
+    /// Scratch: the receiver's ranking.
+    ranking: Vec<(u32, u32, u32)>,
+}
+
+impl HostTransport for HomaTransport {
+    /// Starts message `f`: its unscheduled packets may go at once.
+    fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
+        let n = Bytes(f.size_bytes).packets();
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.messages.push(Message::default());
+            (self.messages.len() - 1) as u32
+        });
+        let now = fab.now();
+        let p = &self.params;
+        let m = &mut self.messages[slot as usize];
+        let mut received = std::mem::take(&mut m.received);
+        let mut resend = std::mem::take(&mut m.resend);
+        received.reset(n);
+        resend.clear();
+        *m = Message {
+            id: f.id,
+            active: true,
+            src: f.src,
+            dst: f.dst,
+            size_bytes: f.size_bytes,
+            n_pkts: n,
+            unscheduled_level: p.unscheduled_level(f.size_bytes),
+            granted: n.min(p.rtt_pkts),
+            resend,
+            scheduled_level: p.levels - 1,
+            sender_activity: now,
+            received,
+            ..Message::default()
+        };
+        self.hosts[f.src as usize].sending.push(slot);
+        self.wake_sender(f.src, now, fab);
+    }
+
+    /// A packet reached its destination host; frees it. Returns the completion when an ACK
+    /// finishes its message.
+    fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
+        let p = *fab.pool.get(id);
+        fab.deliver(id);
+        let m = self.messages.get(p.slot as usize)?;
+        if !m.active || m.id != p.flow {
+            return None;
+        }
+        let now = fab.now();
+        match p.kind {
+            PacketKind::DATA => self.on_data(p.slot, p.seq, fab),
+            GRANT | RESEND => {
+                let m = &mut self.messages[p.slot as usize];
+                m.heard = true;
+                m.sender_activity = now;
+                m.scheduled_level = p.header[LEVEL] as u8;
+                let end = p.header[GRANTED].min(m.n_pkts);
+                if p.kind == RESEND {
+                    for seq in p.seq..end.min(m.next_seq) {
+                        if !m.resend.contains(&seq) {
+                            m.resend.push(seq);
+                        }
+                    }
+                }
+                m.granted = m.granted.max(end);
+                let src = m.src;
+                self.wake_sender(src, now, fab);
+            }
+            PacketKind::ACK => {
+                let m = &mut self.messages[p.slot as usize];
+                let done = Completion {
+                    flow: m.id,
+                    retransmits: m.packets_sent - m.n_pkts.min(m.packets_sent),
+                    timeouts: m.timeouts,
+                    packets_sent: m.packets_sent,
+                };
+                m.active = false;
+                let src = m.src;
+                self.hosts[src as usize].sending.retain(|&s| s != p.slot);
+                self.free.push(p.slot);
+                return Some(done);
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
+        match HomaEvent::decode(code, a, b) {
+            HomaEvent::SenderWake(host) => self.on_sender_wake(host, fab),
+            HomaEvent::ReceiverTimer(slot, flow) => self.on_receiver_timer(slot, flow, fab),
+            HomaEvent::SenderTimer(slot, flow) => self.on_sender_timer(slot, flow, fab),
+        }
+    }
+
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        vec![
+            ("grants", self.counters.grants),
+            ("resends", self.counters.resends),
+            ("sender_timeouts", self.counters.sender_timeouts),
+        ]
+    }
+}
+
+impl HomaTransport {
+    /// A transport for `n_hosts` hosts.
+    pub fn new(params: HomaParams, n_hosts: u32) -> Self {
+        HomaTransport {
+            params,
+            messages: Vec::new(),
+            free: Vec::new(),
+            hosts: vec![Host::default(); n_hosts as usize],
+            counters: Counters::default(),
+            ranking: Vec::new(),
+        }
+    }
+
+    fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
+        let h = &mut self.hosts[host as usize];
+        if !h.sender_wake_pending {
+            h.sender_wake_pending = true;
+            fab.schedule(at, HomaEvent::SenderWake(host).encode());
+        }
+    }
+
+    /// The sender's NIC is free: one packet of the sendable message with the fewest packets
+    /// left to send.
+    fn on_sender_wake(&mut self, host: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        self.hosts[host as usize].sender_wake_pending = false;
+        let idle = fab.nic_idle_at(host);
+        if idle > now {
+            self.wake_sender(host, idle, fab); // the NIC is still busy
+            return;
+        }
+        let best = self.hosts[host as usize]
+            .sending
+            .iter()
+            .map(|&slot| (&self.messages[slot as usize], slot))
+            .filter(|(m, _)| m.sendable())
+            .min_by_key(|(m, _)| (m.left_to_send(), m.id))
+            .map(|(_, slot)| slot);
+        let Some(slot) = best else { return };
+        let m = &mut self.messages[slot as usize];
+        let (seq, retransmit) = if m.resend.is_empty() {
+            m.next_seq += 1;
+            (m.next_seq - 1, false)
+        } else {
+            (m.resend.remove(0), true)
+        };
+        let size = Bytes(m.size_bytes).packet_wire_bytes(seq);
+        let level =
+            if seq < self.params.rtt_pkts { m.unscheduled_level } else { m.scheduled_level };
+        m.packets_sent += 1;
+        m.sender_activity = now;
+        let data = Packet {
+            class: level,
+            priority: u64::from(level),
+            retransmit,
+            ..Packet::new(PacketKind::DATA, m.id, slot, m.src, m.dst, seq, size, now)
+        };
+        let (flow, pending) = (m.id, m.sender_timer_pending);
+        m.sender_timer_pending = true;
+        fab.inject(host, data);
+        if !pending {
+            let at = now + self.params.sender_timeout();
+            fab.schedule(at, HomaEvent::SenderTimer(slot, flow).encode());
+        }
+        let next = fab.nic_idle_at(host).max(now + self.params.rate.tx_time(size as u64));
+        self.wake_sender(host, next, fab);
+    }
+
+    /// A data packet reached the receiver: record it, ACK a complete message, and grant.
+    fn on_data(&mut self, slot: u32, seq: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let rtt_pkts = self.params.rtt_pkts;
+        let m = &mut self.messages[slot as usize];
+        let dst = m.dst;
+        if m.received_count == m.n_pkts {
+            // Its ACK was lost and the sender timed out: acknowledge again.
+            let ack = control(PacketKind::ACK, slot, m, m.dst, m.src, now);
+            fab.inject(dst, ack);
+            return;
+        }
+        if !m.known {
+            m.known = true;
+            m.receiver_granted = m.n_pkts.min(rtt_pkts);
+            self.hosts[dst as usize].receiving.push(slot);
+        }
+        if m.received.insert(seq) {
+            m.received_count += 1;
+            m.last_arrival = now; // a duplicate does not put off a RESEND
+        }
+        if m.received_count == m.n_pkts {
+            let ack = control(PacketKind::ACK, slot, m, m.dst, m.src, now);
+            self.hosts[dst as usize].receiving.retain(|&s| s != slot);
+            fab.inject(dst, ack);
+        } else if !m.receiver_timer_pending {
+            m.receiver_timer_pending = true;
+            let at = now + self.params.resend_timeout;
+            fab.schedule(at, HomaEvent::ReceiverTimer(slot, m.id).encode());
+        }
+        self.grant(dst, fab);
+    }
+
+    /// The receiver's grants (paper §3): the `overcommit` messages missing the fewest packets
+    /// among those not yet wholly granted each get granted up to what they have received plus
+    /// RTTbytes, at their scheduled level.
+    fn grant(&mut self, host: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let p = &self.params;
+        let mut ranking = std::mem::take(&mut self.ranking);
+        ranking.clear();
+        for &slot in &self.hosts[host as usize].receiving {
+            let m = &self.messages[slot as usize];
+            if m.receiver_granted < m.n_pkts {
+                ranking.push((m.n_pkts - m.received_count, m.id, slot));
+            }
+        }
+        let chosen = (p.overcommit as usize).min(ranking.len());
+        if chosen < ranking.len() {
+            ranking.select_nth_unstable(chosen);
+        }
+        ranking[..chosen].sort_unstable();
+        for (rank, &(_, _, slot)) in ranking[..chosen].iter().enumerate() {
+            let level = p.scheduled_level(rank as u32, chosen as u32);
+            let m = &mut self.messages[slot as usize];
+            let target = (m.received_count + p.rtt_pkts).min(m.n_pkts);
+            if target <= m.receiver_granted && level == m.granted_level {
+                continue;
+            }
+            m.receiver_granted = m.receiver_granted.max(target);
+            m.granted_level = level;
+            let mut header = [0; 2];
+            (header[GRANTED], header[LEVEL]) = (m.receiver_granted, u32::from(level));
+            let grant = Packet { header, ..control(GRANT, slot, m, m.dst, m.src, now) };
+            self.counters.grants += 1;
+            fab.inject(host, grant);
+            if !m.receiver_timer_pending {
+                // A lost grant leaves the message waiting for packets the sender may not
+                // send: the timer then asks for them.
+                m.receiver_timer_pending = true;
+                fab.schedule(now + p.resend_timeout, HomaEvent::ReceiverTimer(slot, m.id).encode());
+            }
+        }
+        self.ranking = ranking;
+    }
+
+    /// The receiver's resend timer: after `resend_timeout` without a packet of an incomplete
+    /// message, a RESEND for each missing range below what it granted (paper §3).
+    fn on_receiver_timer(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let timeout = self.params.resend_timeout;
+        let m = &mut self.messages[slot as usize];
+        if !m.active || m.id != flow {
+            return;
+        }
+        m.receiver_timer_pending = false;
+        if m.received_count == m.n_pkts {
+            return;
+        }
+        if now < m.last_arrival + timeout {
+            m.receiver_timer_pending = true;
+            fab.schedule(m.last_arrival + timeout, HomaEvent::ReceiverTimer(slot, flow).encode());
+            return;
+        }
+        let mut seq = 0;
+        let mut asked = false;
+        while seq < m.receiver_granted {
+            if m.received.contains(seq) {
+                seq += 1;
+                continue;
+            }
+            let start = seq;
+            while seq < m.receiver_granted && !m.received.contains(seq) {
+                seq += 1;
+            }
+            let mut header = [0; 2];
+            (header[GRANTED], header[LEVEL]) = (seq, u32::from(m.granted_level));
+            let resend = Packet {
+                seq: start,
+                header,
+                ..control(RESEND, slot, m, m.dst, m.src, now)
+            };
+            self.counters.resends += 1;
+            asked = true;
+            fab.inject(m.dst, resend);
+        }
+        if asked {
+            // Ask again if the answer is lost too.
+            m.timeouts += 1;
+            m.last_arrival = now;
+            m.receiver_timer_pending = true;
+            fab.schedule(now + timeout, HomaEvent::ReceiverTimer(slot, flow).encode());
+        }
+    }
+
+    /// The sender's timer: a message with nothing to send and no word from its receiver for
+    /// twice `resend_timeout` sends its first packet again when the receiver may not know it (it
+    /// never answered) or may have lost its ACK (every packet sent).
+    fn on_sender_timer(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let timeout = self.params.sender_timeout();
+        let m = &mut self.messages[slot as usize];
+        if !m.active || m.id != flow {
+            return;
+        }
+        let due = m.sender_activity + timeout;
+        if now < due || m.sendable() {
+            // Not yet due, or only waiting for the NIC: look again later.
+            let at = if now < due { due } else { now + timeout };
+            fab.schedule(at, HomaEvent::SenderTimer(slot, flow).encode());
+            return;
+        }
+        m.sender_timer_pending = false; // the next transmission sets it again
+        if !m.heard || m.next_seq == m.n_pkts {
+            m.resend.push(0);
+            m.timeouts += 1;
+            self.counters.sender_timeouts += 1;
+            let src = m.src;
+            self.wake_sender(src, now, fab);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(levels: u8, scheduled: u8, cutoffs: Vec<u64>) -> HomaParams {
+        HomaParams {
+            rate: BitRate::from_gbps(10.0),
+            rtt_pkts: 7,
+            levels,
+            scheduled_levels: scheduled,
+            overcommit: scheduled as u32,
+            cutoffs,
+            resend_timeout: SimTime::from_ns(1_000_000),
+        }
+    }
+
+    /// Issue 18, item 2 (unscheduled priority from cutoffs): with cutoffs 2000, 5000 and
+    /// 50,000 B, a message goes to the first level whose cutoff it does not exceed.
+    #[test]
+    fn unscheduled_level_from_cutoffs() {
+        let p = params(8, 4, vec![2000, 5000, 50_000]);
+        let levels: Vec<u8> = [1, 2000, 2001, 5000, 5001, 50_000, 50_001, 10_000_000]
+            .iter()
+            .map(|&s| p.unscheduled_level(s))
+            .collect();
+        assert_eq!(levels, [0, 0, 1, 1, 2, 2, 3, 3]);
+        assert_eq!(params(8, 7, vec![]).unscheduled_level(1_000_000), 0);
+    }
+
+    /// Issue 18, item 2 (scheduled priorities): k messages granted at once use the k lowest
+    /// of the scheduled levels, the best-ranked the highest of them; beyond the scheduled
+    /// levels the rest share the lowest.
+    #[test]
+    fn scheduled_levels_are_the_lowest_the_best_ranked_highest() {
+        let p = params(8, 4, vec![]);
+        assert_eq!(p.scheduled_level(0, 1), 7);
+        assert_eq!((p.scheduled_level(0, 2), p.scheduled_level(1, 2)), (6, 7));
+        let four: Vec<u8> = (0..4).map(|r| p.scheduled_level(r, 4)).collect();
+        assert_eq!(four, [4, 5, 6, 7]);
+        let six: Vec<u8> = (0..6).map(|r| p.scheduled_level(r, 6)).collect();
+        assert_eq!(six, [4, 5, 6, 7, 7, 7]);
+    }
+}
