@@ -8,7 +8,7 @@ RUST_SRC := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml wor
 # The optional extras (pyproject.toml) that testing, linting and the docs need; `make run` needs none.
 DEV_EXTRAS := plot ray test lint docs
 
-.PHONY: all install run test test-rust test-python bench figures lint lint-rust lint-python docs fuzz clean
+.PHONY: all install run test test-rust test-python bench bench-table figures lint lint-rust lint-python docs fuzz clean
 
 all: install
 
@@ -46,14 +46,18 @@ test-python: install $(DEV)
 	$(PY) -m pytest -q tests
 	$(PY) -m mypy.stubtest dcsim._dcsim
 
+# Micro-benchmarks, the foundation benchmark, issue 16's side-by-side table against the pHost
+# authors' simulator (benchmarks/bench_table.py, several minutes) and the sweep efficiency.
 bench: install
 	cargo bench -p dcsim-bench --bench micro -- --warm-up-time 1 --measurement-time 3
 	cargo run --release -q -p dcsim-bench --bin dcsim-e2e
-	for p in pfabric phost fastpass; do \
-	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- benchmarks/phost-default.toml transport.protocol=$$p || exit 1; \
-	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- benchmarks/phost-default.toml transport.protocol=$$p workload.flow_sizes=datamining workload.flows=10000 || exit 1; \
-	done
+	$(PY) benchmarks/bench_table.py
 	$(PY) benchmarks/sweep_efficiency.py
+
+# Rows of the side-by-side table only, e.g. `make bench-table ROWS=phost-websearch,pfabric-imc10`
+# (empty: every row).
+bench-table: install
+	$(PY) benchmarks/bench_table.py --rows "$(ROWS)"
 
 # The long fuzz run: a million generated spec trees through the resolver (no panic, errors name
 # a field, resolution idempotent), 600 scaled-down valid specs run with every invariant, and

@@ -18,6 +18,14 @@
 //! reaches a slot, its nodes are copied into one contiguous buffer and sorted (a single
 //! event needs no sort); pulls then walk that buffer, and later inserts for the cursor slot
 //! are placed in it by binary search (usually an append).
+//!
+//! The wheel stores times only, no insertion sequence numbers (issue 16 lever 2: 24-byte
+//! nodes instead of 32, 8-byte comparisons instead of 16). The FIFO order among equal times
+//! comes from the lists themselves: a slot's list holds its events newest first, because an
+//! event enters a slot's list either from the far heap (in key order, when the slot comes into
+//! the window, before any direct insert can reach it) or by a direct insert after that. So a
+//! gathered slot, reversed, is in insertion order, and a stable sort by time gives the order by
+//! (time, insertion). Only the far heap needs sequence numbers.
 
 use crate::heap::{key, key_time, HeapQueue};
 use crate::SimTime;
@@ -31,14 +39,18 @@ pub const DEFAULT_SLOTS_LOG2: u32 = 12;
 /// End of a slot's list, and of the free list.
 const NIL: u32 = u32::MAX;
 
-/// One pending event of a non-cursor slot, linked to the next event of the same slot (or
-/// the next free node). 32 bytes for a 12-byte event.
+/// One pending event of a non-cursor slot, linked to the next (older) event of the same slot
+/// (or the next free node). 24 bytes for a 12-byte event.
 #[derive(Clone, Copy, Debug)]
 struct Node<E> {
-    key: u128,
+    time: u64,
     event: E,
     next: u32,
 }
+
+/// Slots gathered with at most this many events are sorted by insertion (no call, no
+/// allocation); larger ones by the standard library's stable sort.
+const INSERTION_SORT_MAX: usize = 16;
 
 /// A priority queue of events ordered by time, FIFO among equal times; O(1) expected insert
 /// and pop for events within the horizon.
@@ -56,8 +68,8 @@ pub struct EventQueue<E> {
     free: u32,
     /// One bit per slot: its list is non-empty.
     occupied: Vec<u64>,
-    /// The cursor slot's events, sorted; `cursor[..head]` are already taken.
-    cursor: Vec<(u128, E)>,
+    /// The cursor slot's events (time, event), in order; `cursor[..head]` are already taken.
+    cursor: Vec<(u64, E)>,
     head: usize,
     slot_bits: u32,
     mask: u64,
@@ -66,6 +78,7 @@ pub struct EventQueue<E> {
     far: HeapQueue<E>,
     far_min_slot: u64,
     len: usize,
+    /// Insertion sequence numbers of the far heap's events.
     next_seq: u64,
 }
 
@@ -125,12 +138,12 @@ impl<E: Copy> EventQueue<E> {
         key_time(k).0 >> self.slot_bits
     }
 
-    /// Puts an event with key `k`, whose slot is after the cursor's and inside the window,
-    /// at the front of its slot's list.
+    /// Puts an event at `time`, whose slot is after the cursor's and inside the window, at the
+    /// front of its slot's list.
     #[inline(always)]
-    fn link(&mut self, abs: u64, k: u128, event: E) {
+    fn link(&mut self, abs: u64, time: u64, event: E) {
         let i = (abs & self.mask) as usize;
-        let node = Node { key: k, event, next: self.heads[i] };
+        let node = Node { time, event, next: self.heads[i] };
         let n = if let Some(slot) = self.pool.get_mut(self.free as usize) {
             let n = self.free;
             self.free = slot.next;
@@ -149,19 +162,20 @@ impl<E: Copy> EventQueue<E> {
 
     /// Puts an event for the cursor slot (or an earlier one, possible after a peek turned
     /// the wheel) into the sorted cursor buffer. Out of line: few inserts land there.
+    /// The new event goes after every pending event of the same time (it is the newest).
     #[inline(never)]
-    fn place_in_cursor(&mut self, k: u128, event: E) {
+    fn place_in_cursor(&mut self, time: u64, event: E) {
         if self.head == self.cursor.len() {
             // Drained: start over rather than grow.
             self.cursor.clear();
             self.head = 0;
-            self.cursor.push((k, event));
-        } else if self.cursor.last().is_none_or(|&(x, _)| x < k) {
-            // Usually the newest key is the largest: append.
-            self.cursor.push((k, event));
+            self.cursor.push((time, event));
+        } else if self.cursor.last().is_none_or(|&(x, _)| x <= time) {
+            // Usually the newest event is the latest: append.
+            self.cursor.push((time, event));
         } else {
-            let pos = self.head + self.cursor[self.head..].partition_point(|&(x, _)| x < k);
-            self.cursor.insert(pos, (k, event));
+            let pos = self.head + self.cursor[self.head..].partition_point(|&(x, _)| x <= time);
+            self.cursor.insert(pos, (time, event));
         }
     }
 
@@ -171,24 +185,23 @@ impl<E: Copy> EventQueue<E> {
     /// cursor's); the rarer cases are out of line.
     #[inline(always)]
     pub fn insert(&mut self, time: SimTime, event: E) {
-        let k = key(time, self.next_seq);
-        self.next_seq += 1;
         self.len += 1;
         let abs = time.0 >> self.slot_bits;
         if abs > self.cur && abs <= self.cur + self.mask {
-            self.link(abs, k, event);
+            self.link(abs, time.0, event);
         } else {
-            self.insert_elsewhere(abs, k, event);
+            self.insert_elsewhere(abs, time, event);
         }
     }
 
     /// An insert for the cursor slot (or earlier) or beyond the horizon.
     #[inline(never)]
-    fn insert_elsewhere(&mut self, abs: u64, k: u128, event: E) {
+    fn insert_elsewhere(&mut self, abs: u64, time: SimTime, event: E) {
         if abs <= self.cur {
-            self.place_in_cursor(k, event);
+            self.place_in_cursor(time.0, event);
         } else {
-            self.far.insert_key(k, event);
+            self.far.insert_key(key(time, self.next_seq), event);
+            self.next_seq += 1;
             self.far_min_slot = self.far_min_slot.min(abs);
         }
     }
@@ -200,7 +213,7 @@ impl<E: Copy> EventQueue<E> {
         let horizon = self.cur + self.mask;
         while self.far_min_slot <= horizon {
             let (k, e) = self.far.pull_key().expect("far_min_slot says non-empty");
-            self.link(self.far_min_slot, k, e);
+            self.link(self.far_min_slot, key_time(k).0, e);
             self.far_min_slot = self.far.peek_key().map_or(u64::MAX, |k| self.slot_of(k));
         }
     }
@@ -210,7 +223,7 @@ impl<E: Copy> EventQueue<E> {
     /// pending. Out of line, but not cold: about half the pulls of a packet simulation turn
     /// the wheel.
     #[inline(never)]
-    fn next_slot(&mut self) -> Option<(u128, E)> {
+    fn next_slot(&mut self) -> Option<(u64, E)> {
         debug_assert_eq!(self.head, self.cursor.len());
         if self.len == 0 {
             return None;
@@ -227,24 +240,38 @@ impl<E: Copy> EventQueue<E> {
         self.cursor.clear();
         self.head = 0;
         while let Some(node) = self.pool.get_mut(n as usize) {
-            self.cursor.push((node.key, node.event));
+            self.cursor.push((node.time, node.event));
             let next = node.next;
             node.next = self.free;
             self.free = n;
             n = next;
         }
-        // The list ran newest first; most slots hold one or two events.
+        // The list ran newest first: reversed, it is in insertion order, and a stable sort by
+        // time makes it (time, insertion) order. Most slots hold one or two events.
         match self.cursor.as_mut_slice() {
             [_] => {}
-            [a, b] => {
-                if a.0 > b.0 {
-                    std::mem::swap(a, b);
+            [newer, older] => {
+                if older.0 <= newer.0 {
+                    std::mem::swap(newer, older);
                 }
             }
             all => {
                 all.reverse();
-                if !all.is_sorted_by_key(|e| e.0) {
-                    all.sort_unstable_by_key(|e| e.0);
+                if all.len() <= INSERTION_SORT_MAX {
+                    for i in 1..all.len() {
+                        // Usually already in order: nothing moves.
+                        if all[i - 1].0 > all[i].0 {
+                            let x = all[i];
+                            let mut j = i;
+                            while j > 0 && all[j - 1].0 > x.0 {
+                                all[j] = all[j - 1];
+                                j -= 1;
+                            }
+                            all[j] = x;
+                        }
+                    }
+                } else {
+                    all.sort_by_key(|e| e.0);
                 }
             }
         }
@@ -276,7 +303,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// The earliest pending event with its key, left in place.
     #[inline]
-    fn first(&mut self) -> Option<(u128, E)> {
+    fn first(&mut self) -> Option<(u64, E)> {
         match self.cursor.get(self.head) {
             Some(&first) => Some(first),
             None => self.next_slot(),
@@ -286,23 +313,23 @@ impl<E: Copy> EventQueue<E> {
     /// The time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
-        self.first().map(|(k, _)| key_time(k))
+        self.first().map(|(t, _)| SimTime(t))
     }
 
     /// Removes and returns the earliest event (FIFO among equal times).
     #[inline]
     pub fn pull(&mut self) -> Option<(SimTime, E)> {
-        let (k, e) = self.first()?;
+        let (t, e) = self.first()?;
         self.head += 1;
         self.len -= 1;
-        Some((key_time(k), e))
+        Some((SimTime(t), e))
     }
 
     /// Like [`pull`](Self::pull), but only if the earliest event is at or before `limit`.
     #[inline]
     pub fn pull_until(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
-        let (k, e) = self.first()?;
-        let t = key_time(k);
+        let (t, e) = self.first()?;
+        let t = SimTime(t);
         if t > limit {
             return None;
         }
@@ -379,6 +406,42 @@ mod tests {
             assert_eq!(q.pull(), Some((SimTime(7), i)));
         }
         assert!(q.is_empty());
+    }
+
+    /// Issue 16 lever 2: the wheel keeps no sequence numbers; a slot's FIFO order among
+    /// equal times comes from its list. A slot filled from the far heap and then by direct
+    /// inserts, with equal and out-of-order times, pops in (time, insertion) order, both for
+    /// a slot sorted by insertion (≤ 16 events) and one sorted by the standard library.
+    #[test]
+    fn a_crowded_slot_pops_in_time_then_insertion_order() {
+        for per_slot in [3u64, 16, 40] {
+            // 64 slots of 1024 ps: slot 100 is beyond the horizon at first.
+            let mut q = EventQueue::with_geometry(10, 6);
+            let base = 100 * 1024;
+            let mut want = Vec::new();
+            let mut id = 0u32;
+            let mut add = |q: &mut EventQueue<u32>, t: u64, want: &mut Vec<(u64, u32)>| {
+                q.insert(SimTime(t), id);
+                want.push((t, id));
+                id += 1;
+            };
+            // Far events: times descending with repeats (5 distinct times).
+            for i in 0..per_slot {
+                add(&mut q, base + 500 - (i % 5) * 100, &mut want);
+            }
+            // Move the window over slot 100 (an event at slot 60 is pulled first).
+            add(&mut q, 60 * 1024, &mut want);
+            assert_eq!(q.pull().map(|(t, _)| t.0), Some(60 * 1024));
+            want.remove(want.len() - 1);
+            // Direct inserts into the same slot, at the same times again.
+            for i in 0..per_slot {
+                add(&mut q, base + 100 + (i % 5) * 100, &mut want);
+            }
+            want.sort_by_key(|&(t, _)| t); // stable: insertion order among equal times
+            let got: Vec<(u64, u32)> =
+                std::iter::from_fn(|| q.pull().map(|(t, e)| (t.0, e))).collect();
+            assert_eq!(got, want, "{per_slot} events per half");
+        }
     }
 
     #[test]

@@ -358,7 +358,7 @@ impl Fabric {
     }
 
     /// Packet `id` arrived at switch `node`: route it to an egress port.
-    #[inline]
+    #[inline(always)]
     pub fn on_arrive_at_switch(&mut self, node: u32, id: PacketId) {
         let p = self.pool.get(id);
         let (dst, flow) = (p.dst, p.flow);

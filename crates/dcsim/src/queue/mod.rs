@@ -221,35 +221,45 @@ pub struct PortStats {
 }
 
 /// An egress port: a queue discipline in front of a link of fixed rate and delay.
+///
+/// Layout (issue 16 lever 2): a packet's pass through a port touches its counters, the
+/// fields that time its transmission and the head of its queue. The port is aligned to a
+/// cache line and laid out in that order (`repr(C)`), so those are three whole lines (the
+/// counters, then every field a packet reads or writes, then the queue), not four lines of a
+/// 208-byte struct shared with the neighbouring ports.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Port {
-    /// The node this port belongs to.
-    pub owner: u32,
+    /// Counters.
+    pub stats: PortStats,
+    /// When the last committed packet finishes serializing.
+    pub busy_until: SimTime,
+    /// Serialization time per byte, ps, when exact (0: divide instead).
+    ps_per_byte: u64,
+    /// From the start of a transmission (cut-through) or its end (store-and-forward) to the
+    /// packet's arrival at the peer: the header's serialization plus the delay, or the delay.
+    lead: SimTime,
+    /// ECN marking rule.
+    pub marking: EcnMarking,
     /// The node at the other end of the link.
     pub peer: u32,
-    /// True when `peer` is a host.
-    pub peer_is_host: bool,
+    /// The node this port belongs to.
+    pub owner: u32,
+    /// True when a transmit-complete event is pending for this port.
+    pub wakeup_pending: bool,
     /// True when the peer starts forwarding once the header is in (cut-through towards a
     /// switch; the last hop to a host always serializes fully).
     pub cut_through: bool,
-    /// Link rate.
-    pub rate: BitRate,
-    /// Serialization time per byte, ps, when exact (0: divide instead).
-    ps_per_byte: u64,
-    /// Propagation delay of the link (including any per-host delay).
-    pub delay: SimTime,
+    /// True when `peer` is a host.
+    pub peer_is_host: bool,
     /// Position on a path, for per-hop reports.
     pub hop: HopKind,
+    /// Link rate.
+    pub rate: BitRate,
     /// The waiting packets.
     pub queue: PortQueue,
-    /// ECN marking rule.
-    pub marking: EcnMarking,
-    /// When the last committed packet finishes serializing.
-    pub busy_until: SimTime,
-    /// True when a transmit-complete event is pending for this port.
-    pub wakeup_pending: bool,
-    /// Counters.
-    pub stats: PortStats,
+    /// Propagation delay of the link (including any per-host delay).
+    pub delay: SimTime,
 }
 
 /// The outcome of offering a packet to a port.
@@ -280,13 +290,15 @@ impl Port {
         queue: PortQueue,
         marking: EcnMarking,
     ) -> Self {
-        Port {
+        let cut_through = cut_through && !peer_is_host;
+        let mut port = Port {
             owner,
             peer,
             peer_is_host,
-            cut_through: cut_through && !peer_is_host,
+            cut_through,
             rate,
             ps_per_byte: rate.exact_ps_per_byte().unwrap_or(0),
+            lead: delay,
             delay,
             hop,
             queue,
@@ -294,7 +306,11 @@ impl Port {
             busy_until: SimTime::ZERO,
             wakeup_pending: false,
             stats: PortStats::default(),
+        };
+        if cut_through {
+            port.lead = port.tx_time(crate::units::HEADER_BYTES as u64) + delay;
         }
+        port
     }
 
     /// Serialization time of `bytes` on this link.
@@ -305,14 +321,6 @@ impl Port {
         } else {
             self.rate.tx_time(bytes)
         }
-    }
-
-    /// When a packet of `size` bytes whose transmission starts at `start` reaches the peer:
-    /// after its lead (header under cut-through, whole packet otherwise) and the delay.
-    #[inline]
-    fn arrival(&self, start: SimTime, size: u64) -> SimTime {
-        let lead = if self.cut_through { crate::units::HEADER_BYTES as u64 } else { size };
-        start + self.tx_time(lead) + self.delay
     }
 
     /// The byte limit of the queue, if it has one (used to size the event queue's horizon).
@@ -415,8 +423,15 @@ impl Port {
     fn start_transmission_at(&mut self, start: SimTime, size: u32) -> SimTime {
         self.stats.dequeued_packets += 1;
         self.stats.dequeued_bytes += size as u64;
-        self.busy_until = start + self.tx_time(size as u64);
-        self.arrival(start, size as u64)
+        let end = start + self.tx_time(size as u64);
+        self.busy_until = end;
+        // The packet reaches the peer after its lead (the header under cut-through, the whole
+        // packet otherwise) and the delay.
+        if self.cut_through {
+            start + self.lead
+        } else {
+            end + self.lead
+        }
     }
 
     /// Event-driven disciplines: the link is free at `now`; takes the next packet, if any,
@@ -542,6 +557,29 @@ mod tests {
             Offer::Depart { arrive_at: SimTime::from_ns(232) }
         );
         assert_eq!(ct.busy_until, SimTime::from_ns(1200));
+    }
+
+    /// Issue 16 lever 2: the counters, the per-packet fields and the queue's head each fill
+    /// one cache line of their own.
+    #[test]
+    fn a_port_is_three_hot_cache_lines() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!((align_of::<Port>(), size_of::<Port>()), (64, 256));
+        assert_eq!(offset_of!(Port, stats), 0);
+        assert_eq!(size_of::<PortStats>(), 64);
+        for hot in [
+            offset_of!(Port, busy_until),
+            offset_of!(Port, ps_per_byte),
+            offset_of!(Port, lead),
+            offset_of!(Port, marking),
+            offset_of!(Port, peer),
+            offset_of!(Port, wakeup_pending),
+            offset_of!(Port, cut_through),
+        ] {
+            assert!((64..128).contains(&hot), "offset {hot}");
+        }
+        assert_eq!(offset_of!(Port, queue), 128);
+        assert!(size_of::<PortQueue>() <= 96);
     }
 
     #[test]
