@@ -54,6 +54,10 @@ macro_rules! for_each_protocol {
             /// (see `[pase]`).
             Pase = "pase" => pase::PaseProtocol,
                 sections ["pase", "dctcp"], window true,
+            /// dcPIM: per-epoch matching rounds, then receiver tokens on the matched channels
+            /// (see `[dcpim]`).
+            Dcpim = "dcpim" => dcpim::DcpimProtocol,
+                sections ["dcpim"], window false,
         }
     };
 }

@@ -10,6 +10,7 @@
 //! resolved [`Spec`] serializes back to TOML with every default visible, which is what
 //! `dcsim show` prints and every run directory stores.
 
+pub mod dcpim;
 pub mod dctcp;
 pub mod derived;
 pub mod fastpass;
@@ -25,6 +26,7 @@ pub mod transport;
 pub mod unused;
 pub mod workload;
 
+pub use dcpim::DcpimSpec;
 pub use dctcp::DctcpSpec;
 pub use fastpass::{FastpassPolicy, FastpassPreset, FastpassSlotStart, FastpassSpec};
 pub use output::{EngineSpec, OutputSpec};
@@ -72,6 +74,8 @@ pub struct Spec {
     pub pias: PiasSpec,
     /// PASE settings (used when `transport.protocol = "pase"`).
     pub pase: PaseSpec,
+    /// dcPIM settings (used when `transport.protocol = "dcpim"`).
+    pub dcpim: DcpimSpec,
     /// What a run records beyond the flow table and summary.
     pub output: OutputSpec,
     /// Simulator implementation choices that do not change the model.
@@ -143,6 +147,7 @@ impl Spec {
         let pias =
             pias::resolve(&top.sub("pias")?, &workload, transport.protocol == Protocol::Pias)?;
         let pase = pase::resolve(&top.sub("pase")?)?;
+        let dcpim = dcpim::resolve(&top.sub("dcpim")?)?;
         let output = output::resolve_output(&top.sub("output")?)?;
         let engine = output::resolve_engine(&top.sub("engine")?)?;
         Ok(Spec {
@@ -157,6 +162,7 @@ impl Spec {
             fastpass,
             pias,
             pase,
+            dcpim,
             output,
             engine,
         })
