@@ -65,8 +65,6 @@ use crate::topology::Network;
 use crate::units::{Bytes, CONTROL_BYTES, MTU_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::{Rng, SimTime};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 /// A new flow announces itself to its receiver. Header: its size in packets.
 pub const RTS: PacketKind = PacketKind::control(0);
@@ -236,6 +234,8 @@ struct Flow {
     n_pkts: u32,
     // sender
     packets_sent: u32,
+    /// Packets still missing at the receiver, as its last token said.
+    remaining_at_sender: u32,
     // receiver
     known: bool,
     done_at_receiver: bool,
@@ -308,11 +308,10 @@ struct Link {
 }
 
 /// A token held by a sender.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 struct HeldToken {
     /// 0 for the free tokens of an unscheduled flow, 1 for a receiver's token.
     class: u8,
-    remaining: u32,
     flow: u32,
     order: u64,
     slot: u32,
@@ -344,7 +343,7 @@ struct Host {
     grant_at: Option<SimTime>,
     sender_epoch: u64,
     sender_channels: u32,
-    tokens: BinaryHeap<Reverse<HeldToken>>,
+    tokens: Vec<HeldToken>,
     wake_pending: bool,
 }
 
@@ -393,6 +392,7 @@ impl HostTransport for DcpimTransport {
             dst: f.dst,
             size_bytes: f.size_bytes,
             n_pkts: n,
+            remaining_at_sender: n,
             received,
             ..Flow::default()
         };
@@ -406,16 +406,15 @@ impl HostTransport for DcpimTransport {
             let h = &mut self.hosts[f.src as usize];
             for seq in 0..n {
                 self.token_order += 1;
-                h.tokens.push(Reverse(HeldToken {
+                h.tokens.push(HeldToken {
                     class: 0,
-                    remaining: n,
                     flow: f.id,
                     order: self.token_order,
                     slot,
                     data_seq: seq,
                     token_seq: seq,
                     expiry: SimTime::MAX,
-                }));
+                });
             }
             self.wake_sender(f.src, now, fab);
         }
@@ -436,18 +435,18 @@ impl HostTransport for DcpimTransport {
             ACCEPT => self.on_accept(&p, fab),
             RELEASE => self.on_release(&p),
             TOKEN => {
+                self.flows[p.slot as usize].remaining_at_sender = p.header[1];
                 let h = &mut self.hosts[p.dst as usize];
                 self.token_order += 1;
-                h.tokens.push(Reverse(HeldToken {
+                h.tokens.push(HeldToken {
                     class: 1,
-                    remaining: p.header[1],
                     flow: p.flow,
                     order: self.token_order,
                     slot: p.slot,
                     data_seq: p.seq,
                     token_seq: p.header[0],
                     expiry: p.timestamp,
-                }));
+                });
                 self.wake_sender(p.dst, fab.now(), fab);
             }
             PacketKind::ACK => {
@@ -511,7 +510,7 @@ impl DcpimTransport {
             grant_at: None,
             sender_epoch: 0,
             sender_channels: 0,
-            tokens: BinaryHeap::new(),
+            tokens: Vec::new(),
             wake_pending: false,
         };
         DcpimTransport {
@@ -933,18 +932,26 @@ impl DcpimTransport {
             self.wake_sender(host, idle, fab);
             return;
         }
-        let token = loop {
-            let Some(Reverse(t)) = self.hosts[host as usize].tokens.pop() else { return };
-            let fl = &self.flows[t.slot as usize];
-            if !fl.active || fl.id != t.flow {
-                continue;
-            }
-            if t.expiry < now {
-                self.stats.tokens_expired += 1;
-                continue;
-            }
-            break t;
+        // Drop the tokens of finished flows and the expired ones, then take the best: free
+        // tokens first, then the flow with the fewest packets missing (as its receiver last
+        // said), then the earlier flow, then the older token.
+        let flows = &self.flows;
+        let h = &mut self.hosts[host as usize];
+        let mut expired = 0;
+        h.tokens.retain(|t| {
+            let fl = &flows[t.slot as usize];
+            let live = fl.active && fl.id == t.flow;
+            expired += u64::from(live && t.expiry < now);
+            live && t.expiry >= now
+        });
+        self.stats.tokens_expired += expired;
+        let Some(i) = (0..h.tokens.len()).min_by_key(|&i| {
+            let t = &h.tokens[i];
+            (t.class, flows[t.slot as usize].remaining_at_sender, t.flow, t.order)
+        }) else {
+            return;
         };
+        let token = h.tokens.swap_remove(i);
         let priority = self.timing().data_priority(self.flows[token.slot as usize].n_pkts);
         let fl = &mut self.flows[token.slot as usize];
         let size = Bytes(fl.size_bytes).packet_wire_bytes(token.data_seq);
@@ -984,11 +991,11 @@ fn matching_packet(
 }
 
 /// The order in which a host takes the offers of a round: fewest packets remaining first (ties
-/// to the lower host), or uniformly at random from `rng` over the offers sorted by host, so the
+/// to the earlier flow, as the artifact's flow orders), or uniformly at random from `rng` over the offers sorted by host, so the
 /// order never depends on the order in which they arrived.
 fn choose_in_order(offers: &mut [Offer], shortest_first: bool, rng: &mut Rng) -> Vec<Offer> {
     if shortest_first {
-        offers.sort_unstable_by_key(|o| (o.remaining, o.peer));
+        offers.sort_unstable_by_key(|o| (o.remaining, o.flow));
         return offers.to_vec();
     }
     offers.sort_unstable_by_key(|o| o.peer);
@@ -1058,17 +1065,18 @@ mod tests {
     }
 
     /// Issue 18, dcPIM item "matching": the first rounds take offers shortest first (ties to
-    /// the lower host); later rounds draw a random order that depends only on the host's
+    /// the earlier flow, not the lower host); later rounds draw a random order that depends only on the host's
     /// stream and the set of offers, not on their arrival order.
     #[test]
     fn offers_are_taken_shortest_first_then_at_random_whatever_their_order() {
-        let o = |peer, remaining| Offer { peer, slot: 0, flow: peer, channels: 1, remaining };
-        let mut a = vec![o(3, 10), o(1, 7), o(2, 7), o(0, 50)];
+        let o = |peer, remaining, flow| Offer { peer, slot: 0, flow, channels: 1, remaining };
+        let mut a = vec![o(3, 10, 5), o(2, 7, 1), o(1, 7, 4), o(0, 50, 0)];
         let mut rng = Rng::new(1);
-        let order: Vec<u32> = choose_in_order(&mut a, true, &mut rng).iter().map(|x| x.peer).collect();
-        assert_eq!(order, [1, 2, 3, 0]);
-        let mut b = vec![o(3, 10), o(1, 7), o(2, 7), o(0, 50)];
-        let mut c = vec![o(0, 50), o(2, 7), o(3, 10), o(1, 7)];
+        let order: Vec<u32> =
+            choose_in_order(&mut a, true, &mut rng).iter().map(|x| x.peer).collect();
+        assert_eq!(order, [2, 1, 3, 0]);
+        let mut b = vec![o(3, 10, 5), o(1, 7, 4), o(2, 7, 1), o(0, 50, 0)];
+        let mut c = vec![o(0, 50, 0), o(2, 7, 1), o(3, 10, 5), o(1, 7, 4)];
         let (mut r1, mut r2) = (Rng::new(9), Rng::new(9));
         let x: Vec<u32> = choose_in_order(&mut b, false, &mut r1).iter().map(|x| x.peer).collect();
         let y: Vec<u32> = choose_in_order(&mut c, false, &mut r2).iter().map(|x| x.peer).collect();
