@@ -24,6 +24,7 @@ SERIES: dict[str, tuple[str, str | None]] = {
     "L2DCT": ("#e377c2", ">"),
     "D2TCP": ("#6b6ecf", "h"),
     "PASE": ("#bcbd22", "*"),
+    "dcPIM": ("#ff9896", "d"),
     "Ideal": ("#000000", None),
     # pFabric over a few priority queues (pFabric SIGCOMM'13 Fig. 17).
     "Q=2 (Optimized)": ("#9edae5", "v"),
