@@ -97,18 +97,26 @@ def search(probe, first_guess: int) -> tuple[int, list[int]]:
         return probe(x)
 
     x = min(max(first_guess, LO), HI)
-    lo, hi = (x, None) if ok(x) else (None, x)
-    while lo is None or hi is None:
-        if hi is None:
-            x = min(lo + 4, HI)
-            if x == lo:
+    if ok(x):
+        lo = x
+        while True:
+            if lo >= HI:
                 return lo, tried
-            lo, hi = (x, hi) if ok(x) else (lo, x)
-        else:
-            x = max(hi - 4, LO)
-            if x == hi:
+            x = min(lo + 4, HI)
+            if not ok(x):
+                hi = x
+                break
+            lo = x
+    else:
+        hi = x
+        while True:
+            if hi <= LO:
                 return LO - 1, tried
-            lo, hi = (x, hi) if ok(x) else (lo, x)
+            x = max(hi - 4, LO)
+            if ok(x):
+                lo = x
+                break
+            hi = x
     while hi - lo > 1:
         mid = (lo + hi) // 2
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
@@ -158,7 +166,9 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     for i, k in enumerate(CHANNELS):
         s = d[d.channels == k].sort_values("rounds")
         c = colors(i / (len(CHANNELS) - 1))
-        ax.plot(s.rounds, s.published_pct, "--", marker="o", color=c, markerfacecolor="none", label=f"k = {k}, artifact")
+        ax.plot(
+            s.rounds, s.published_pct, "--", marker="o", color=c, markerfacecolor="none", label=f"k = {k}, artifact"
+        )
         ax.plot(s.rounds, s.ours_pct, "-", marker="s", color=c, label=f"k = {k}, dcsim ({FLOWS:,} flows)")
     ax.set_xticks(ROUNDS)
     ax.set_xlabel("matching rounds r")
@@ -170,6 +180,5 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 def compare(d: pd.DataFrame) -> dict[str, Any]:
     return {
-        f"r = {row.rounds}, k = {row.channels}: maximum sustained load (%)": float(row.ours_pct)
-        for row in d.itertuples()
+        f"r = {r}, k = {k}: maximum sustained load (%)": float(v) for r, k, v in zip(d.rounds, d.channels, d.ours_pct)
     }
