@@ -26,6 +26,7 @@ SERIES: dict[str, tuple[str, str | None]] = {
     "L2DCT": ("#e377c2", ">"),
     "D2TCP": ("#6b6ecf", "h"),
     "PASE": ("#bcbd22", "*"),
+    "dcPIM": ("#ff9896", "d"),
     "Ideal": ("#000000", None),
     "Homa": ("#e6550d", "s"),
     # pFabric over a few priority queues (pFabric SIGCOMM'13 Fig. 17).

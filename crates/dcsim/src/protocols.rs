@@ -58,6 +58,10 @@ macro_rules! for_each_protocol {
             /// (see `[homa]`).
             Homa = "homa" => homa::HomaProtocol,
                 sections ["homa"], window false,
+            /// dcPIM: per-epoch matching rounds, then receiver tokens on the matched channels
+            /// (see `[dcpim]`).
+            Dcpim = "dcpim" => dcpim::DcpimProtocol,
+                sections ["dcpim"], window false,
         }
     };
 }

@@ -25,11 +25,19 @@ pub enum Stream {
     LoadBalancer = 10,
     /// Queue tie-breaks.
     QueueTieBreaks = 11,
+    /// dcPIM's random grants and accepts: host `h` draws from sub-stream `(12 << 32) | h`
+    /// ([`Stream::host_rng`]), so a host's choices depend on no other host's.
+    DcpimMatching = 12,
 }
 
 impl Stream {
     /// This stream of `seed`.
     pub fn rng(self, seed: u64) -> Rng {
         Rng::stream(seed, self as u64)
+    }
+
+    /// Host `host`'s own part of this stream of `seed`.
+    pub fn host_rng(self, seed: u64, host: u32) -> Rng {
+        Rng::stream(seed, ((self as u64) << 32) | u64::from(host))
     }
 }

@@ -21,6 +21,7 @@ PROTOCOLS: dict[str, str] = {
     "pfabric": "pFabric",
     "phost": "pHost",
     "fastpass": "Fastpass",
+    "dcpim": "dcPIM",
     "ideal": "Ideal",
     "homa": "Homa",
 }

@@ -10,6 +10,7 @@
 //! resolved [`Spec`] serializes back to TOML with every default visible, which is what
 //! `dcsim show` prints and every run directory stores.
 
+pub mod dcpim;
 pub mod dctcp;
 pub mod derived;
 pub mod fastpass;
@@ -26,6 +27,7 @@ pub mod transport;
 pub mod unused;
 pub mod workload;
 
+pub use dcpim::DcpimSpec;
 pub use dctcp::DctcpSpec;
 pub use fastpass::{FastpassPolicy, FastpassPreset, FastpassSlotStart, FastpassSpec};
 pub use homa::{HomaCutoffMethod, HomaSpec};
@@ -76,6 +78,8 @@ pub struct Spec {
     pub pase: PaseSpec,
     /// Homa settings (used when `transport.protocol = "homa"`).
     pub homa: HomaSpec,
+    /// dcPIM settings (used when `transport.protocol = "dcpim"`).
+    pub dcpim: DcpimSpec,
     /// What a run records beyond the flow table and summary.
     pub output: OutputSpec,
     /// Simulator implementation choices that do not change the model.
@@ -152,6 +156,7 @@ impl Spec {
         let pase = pase::resolve(&top.sub("pase")?)?;
         let homa =
             homa::resolve(&top.sub("homa")?, &workload, transport.protocol == Protocol::Homa)?;
+        let dcpim = dcpim::resolve(&top.sub("dcpim")?)?;
         let output = output::resolve_output(&top.sub("output")?)?;
         let engine = output::resolve_engine(&top.sub("engine")?)?;
         Ok(Spec {
@@ -167,6 +172,7 @@ impl Spec {
             pias,
             pase,
             homa,
+            dcpim,
             output,
             engine,
         })

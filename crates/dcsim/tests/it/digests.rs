@@ -295,6 +295,32 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
             vec!["workload.stop_when=n-finished", "transport.protocol=ideal", "workload.load=0.8"],
         ),
         ("duration-dctcp", vec!["workload.duration_ms=2", "workload.load=0.9"]),
+        // dcPIM (issue 18): the default matching, random later rounds with fewer channels, a
+        // fat-tree, and flows below the BDP all unscheduled under an incast.
+        ("dcpim", vec!["transport.protocol=dcpim"]),
+        (
+            "dcpim-r2-k1-random",
+            vec![
+                "transport.protocol=dcpim",
+                "dcpim.rounds=2",
+                "dcpim.channels=1",
+                "dcpim.shortest_first_rounds=0",
+                "workload.load=0.8",
+            ],
+        ),
+        (
+            "fat-tree-dcpim",
+            vec!["topology.kind=fat-tree", "topology.k=4", "transport.protocol=dcpim"],
+        ),
+        (
+            "incast-dcpim",
+            vec![
+                "workload.matrix=incast",
+                "workload.incast_senders=6",
+                "transport.protocol=dcpim",
+                "dcpim.unscheduled_bdp=4",
+            ],
+        ),
         (
             "warmup-tenant-weights",
             vec![

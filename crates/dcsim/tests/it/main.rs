@@ -4,6 +4,7 @@
 mod analytic;
 mod common;
 mod d2tcp;
+mod dcpim;
 mod digests;
 mod fastpass;
 mod fuzz;
