@@ -92,7 +92,8 @@ def compare(d: pd.DataFrame) -> dict[str, Any]:
         dl = _deadlines(d, edf)
         for w, label in ph.WORKLOADS.items():
             vals = [ph.value(dl, "deadline_met", workload=w, protocol=p) for p in ph.PROTOCOLS.values()]
-            ours[f"{label}: deadlines met ({how}), max − min over the protocols (points)"] = (max(vals) - min(vals)) * 100
+            spread = (max(vals) - min(vals)) * 100
+            ours[f"{label}: deadlines met ({how}), max − min over the protocols (points)"] = spread
     for w, label in ph.WORKLOADS.items():
         for p in ("pFabric", "pHost"):
             ours[f"{label}: {p} short-flow 99th-percentile slowdown"] = ph.value(
