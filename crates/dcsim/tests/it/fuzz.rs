@@ -110,6 +110,11 @@ fn value(f: &Field) -> BoxedStrategy<Value> {
 /// A table at `path`: a random subset of its fields, now and then a misspelt or unknown key.
 fn table(path: String, depth: u32) -> BoxedStrategy<Value> {
     let fields = dcsim::spec::fields().of(&path).to_vec();
+    // Each protocol adds a section, and every section present is another chance of an invalid
+    // value: the sections are drawn so that about 7 appear in a tree however many there are
+    // (at most 80 % each), which keeps the share of valid trees steady as protocols are added.
+    let tables = fields.iter().filter(|f| f.kind == Kind::Table).count().max(1);
+    let table_weight = (7.0 / tables as f64).min(0.8);
     let entries: Vec<BoxedStrategy<Option<(String, Value)>>> = fields
         .iter()
         .map(|f| {
@@ -117,7 +122,7 @@ fn table(path: String, depth: u32) -> BoxedStrategy<Value> {
             let sub = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
             let v =
                 if f.kind == Kind::Table && depth < 3 { table(sub, depth + 1) } else { value(f) };
-            proptest::option::weighted(if f.kind == Kind::Table { 0.8 } else { 0.25 }, v)
+            proptest::option::weighted(if f.kind == Kind::Table { table_weight } else { 0.25 }, v)
                 .prop_map(move |v| v.map(|v| (key.clone(), v)))
                 .boxed()
         })
