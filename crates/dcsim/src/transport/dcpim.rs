@@ -55,7 +55,10 @@
 //! artifact's formulas: cRTT from a 40-byte packet, BDP from an MTU packet, store-and-forward
 //! over the longest path from host 0), unless `[dcpim]` fixes them.
 
-use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
+use super::{
+    nic_free_on_wake, schedule_nic_wake, Completion, HostTransport, Parts, PortPlan, Protocol,
+    QueuePlan, TransportEvent,
+};
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
 use crate::queue::EcnMarking;
@@ -451,12 +454,7 @@ impl HostTransport for DcpimTransport {
             }
             PacketKind::ACK => {
                 let fl = &mut self.flows[p.slot as usize];
-                let done = Completion {
-                    flow: fl.id,
-                    retransmits: fl.packets_sent - fl.n_pkts.min(fl.packets_sent),
-                    timeouts: fl.reissues,
-                    packets_sent: fl.packets_sent,
-                };
+                let done = Completion::of(fl.id, fl.n_pkts, fl.packets_sent, fl.reissues);
                 fl.active = false;
                 self.free.push(p.slot);
                 return Some(done);
@@ -916,22 +914,17 @@ impl DcpimTransport {
     // ---- sender: data ----
 
     fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
-        let h = &mut self.hosts[host as usize];
-        if !h.wake_pending {
-            h.wake_pending = true;
-            fab.schedule(at, DcpimEvent::SenderWake(host).encode());
-        }
+        let wake = DcpimEvent::SenderWake(host).encode();
+        schedule_nic_wake(&mut self.hosts[host as usize].wake_pending, at, wake, fab);
     }
 
     /// The NIC is free: send the packet of the best valid token.
     fn on_sender_wake(&mut self, host: u32, fab: &mut Fabric) {
-        let now = fab.now();
-        self.hosts[host as usize].wake_pending = false;
-        let idle = fab.nic_idle_at(host);
-        if idle > now {
-            self.wake_sender(host, idle, fab);
+        let wake = DcpimEvent::SenderWake(host).encode();
+        if !nic_free_on_wake(&mut self.hosts[host as usize].wake_pending, host, wake, fab) {
             return;
         }
+        let now = fab.now();
         // Drop the tokens of finished flows and the expired ones, then take the best: free
         // tokens first, then the flow with the fewest packets missing (as its receiver last
         // said), then the earlier flow, then the older token.

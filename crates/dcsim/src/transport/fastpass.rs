@@ -321,12 +321,7 @@ impl HostTransport for FastpassTransport {
                 }
                 if fl.acked_count == fl.n_pkts {
                     fl.sending = false;
-                    let done = Completion {
-                        flow: fl.id,
-                        retransmits: fl.packets_sent - fl.n_pkts.min(fl.packets_sent),
-                        timeouts: fl.requests - 1,
-                        packets_sent: fl.packets_sent,
-                    };
+                    let done = Completion::of(fl.id, fl.n_pkts, fl.packets_sent, fl.requests - 1);
                     self.request(p.slot, FINISHED, 0, fab);
                     return Some(done);
                 }

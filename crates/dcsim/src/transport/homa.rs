@@ -35,7 +35,10 @@
 //! * **Switches.** Strict priority over `priority_levels` queues (8) at every port, NICs
 //!   included.
 
-use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
+use super::{
+    nic_free_on_wake, schedule_nic_wake, Completion, HostTransport, Parts, PortPlan, Protocol,
+    QueuePlan, TransportEvent,
+};
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
 use crate::queue::EcnMarking;
@@ -293,12 +296,7 @@ impl HostTransport for HomaTransport {
             }
             PacketKind::ACK => {
                 let m = &mut self.messages[p.slot as usize];
-                let done = Completion {
-                    flow: m.id,
-                    retransmits: m.packets_sent - m.n_pkts.min(m.packets_sent),
-                    timeouts: m.timeouts,
-                    packets_sent: m.packets_sent,
-                };
+                let done = Completion::of(m.id, m.n_pkts, m.packets_sent, m.timeouts);
                 m.active = false;
                 let src = m.src;
                 self.hosts[src as usize].sending.retain(|&s| s != p.slot);
@@ -341,23 +339,18 @@ impl HomaTransport {
     }
 
     fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
-        let h = &mut self.hosts[host as usize];
-        if !h.sender_wake_pending {
-            h.sender_wake_pending = true;
-            fab.schedule(at, HomaEvent::SenderWake(host).encode());
-        }
+        let wake = HomaEvent::SenderWake(host).encode();
+        schedule_nic_wake(&mut self.hosts[host as usize].sender_wake_pending, at, wake, fab);
     }
 
     /// The sender's NIC is free: one packet of the sendable message with the fewest packets
     /// left to send.
     fn on_sender_wake(&mut self, host: u32, fab: &mut Fabric) {
-        let now = fab.now();
-        self.hosts[host as usize].sender_wake_pending = false;
-        let idle = fab.nic_idle_at(host);
-        if idle > now {
-            self.wake_sender(host, idle, fab); // the NIC is still busy
+        let wake = HomaEvent::SenderWake(host).encode();
+        if !nic_free_on_wake(&mut self.hosts[host as usize].sender_wake_pending, host, wake, fab) {
             return;
         }
+        let now = fab.now();
         let best = self.hosts[host as usize]
             .sending
             .iter()

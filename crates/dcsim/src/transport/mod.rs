@@ -24,6 +24,7 @@ use crate::packet::PacketId;
 use crate::queue::EcnMarking;
 use crate::spec::{Protocol as ProtocolChoice, Spec};
 use crate::workload::FlowArrival;
+use dcsim_engine::SimTime;
 
 /// A flow finished: what the records need.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -36,6 +37,46 @@ pub struct Completion {
     pub timeouts: u32,
     /// Data packets sent.
     pub packets_sent: u32,
+}
+
+impl Completion {
+    /// The completion of flow `flow` of `n_pkts` packets that sent `packets_sent` data packets
+    /// (every one beyond its `n_pkts` a retransmission) and timed out `timeouts` times.
+    pub fn of(flow: u32, n_pkts: u32, packets_sent: u32, timeouts: u32) -> Self {
+        Completion {
+            flow,
+            retransmits: packets_sent - n_pkts.min(packets_sent),
+            timeouts,
+            packets_sent,
+        }
+    }
+}
+
+/// Schedules a sender's "NIC free" wake-up `wake` at `at` unless one is pending (`pending`,
+/// the host's flag): receiver-driven senders (pHost, Homa, dcPIM) send one packet each time
+/// their NIC goes idle, so one pending wake-up per host is enough.
+pub(crate) fn schedule_nic_wake(pending: &mut bool, at: SimTime, wake: Event, fab: &mut Fabric) {
+    if !*pending {
+        *pending = true;
+        fab.schedule(at, wake);
+    }
+}
+
+/// On a sender's wake-up (see [`schedule_nic_wake`]): clears `pending`; while `host`'s NIC is
+/// still busy, schedules the next wake-up for when it goes idle and returns false.
+pub(crate) fn nic_free_on_wake(
+    pending: &mut bool,
+    host: u32,
+    wake: Event,
+    fab: &mut Fabric,
+) -> bool {
+    *pending = false;
+    let idle = fab.nic_idle_at(host);
+    if idle > fab.now() {
+        schedule_nic_wake(pending, idle, wake, fab);
+        return false;
+    }
+    true
 }
 
 /// The end hosts' side of a protocol: flows start, packets arrive, the transport's own events

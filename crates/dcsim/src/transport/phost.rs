@@ -26,7 +26,10 @@
 //! Parameters default to the paper's §4.1 values; `phost.preset = "authors-code"` switches to the
 //! public code's (NetSys/simulator).
 
-use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
+use super::{
+    nic_free_on_wake, schedule_nic_wake, Completion, HostTransport, Parts, PortPlan, Protocol,
+    QueuePlan, TransportEvent,
+};
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
 use crate::queue::EcnMarking;
@@ -339,12 +342,7 @@ impl HostTransport for PhostTransport {
             }
             PacketKind::ACK => {
                 let fl = &mut self.flows[p.slot as usize];
-                let done = Completion {
-                    flow: fl.id,
-                    retransmits: fl.packets_sent - fl.n_pkts.min(fl.packets_sent),
-                    timeouts: fl.reissues,
-                    packets_sent: fl.packets_sent,
-                };
+                let done = Completion::of(fl.id, fl.n_pkts, fl.packets_sent, fl.reissues);
                 fl.active = false;
                 let src = fl.src;
                 self.hosts[src as usize].sending.retain(|&s| s != p.slot);
@@ -387,11 +385,8 @@ impl PhostTransport {
     }
 
     fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
-        let h = &mut self.hosts[host as usize];
-        if !h.sender_wake_pending {
-            h.sender_wake_pending = true;
-            fab.schedule(at, PhostEvent::SourceWake(host).encode());
-        }
+        let wake = PhostEvent::SourceWake(host).encode();
+        schedule_nic_wake(&mut self.hosts[host as usize].sender_wake_pending, at, wake, fab);
     }
 
     fn wake_clock(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
@@ -404,13 +399,11 @@ impl PhostTransport {
 
     /// The source's NIC is free: send one packet on the best valid token (Algorithm 1).
     fn on_source_wake(&mut self, host: u32, fab: &mut Fabric) {
-        let now = fab.now();
-        self.hosts[host as usize].sender_wake_pending = false;
-        let idle = fab.nic_idle_at(host);
-        if idle > now {
-            self.wake_sender(host, idle, fab); // the NIC is still busy
+        let wake = PhostEvent::SourceWake(host).encode();
+        if !nic_free_on_wake(&mut self.hosts[host as usize].sender_wake_pending, host, wake, fab) {
             return;
         }
+        let now = fab.now();
         let policy = self.params.policy;
         let h = &self.hosts[host as usize];
         let mut best: Option<((u64, u64), u32, u32)> = None; // (policy key, id, slot)
