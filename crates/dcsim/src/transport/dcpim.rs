@@ -57,11 +57,10 @@
 
 use super::{
     nic_free_on_wake, schedule_nic_wake, Completion, HostTransport, Parts, PortPlan, Protocol,
-    QueuePlan, TransportEvent,
+    TransportEvent,
 };
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
-use crate::queue::EcnMarking;
 use crate::spec::{DcpimSpec, Spec};
 use crate::streams::Stream;
 use crate::topology::Network;
@@ -110,11 +109,7 @@ impl Protocol for DcpimProtocol {
 
     /// dcPIM's hosts over pFabric-style priority ports (the artifact's `queue_type: 2`).
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
-        let ports = PortPlan {
-            queue: QueuePlan::PriorityDrop,
-            marking: EcnMarking::Off,
-            buffer_bytes: spec.transport.port_buffer(&spec.topology),
-        };
+        let ports = PortPlan::priority_drop(spec);
         Parts::packets(DcpimTransport::new(&spec.dcpim, spec.topology.n_hosts(), spec.seed), ports)
     }
 }
@@ -1049,7 +1044,7 @@ mod tests {
         let net = Network::build(&spec.topology, &|_| {
             (
                 crate::queue::PortQueue::Timeline(crate::queue::DropTail::new(500_000)),
-                EcnMarking::Off,
+                crate::queue::EcnMarking::Off,
             )
         });
         let t = Timing::of_fabric(&spec.dcpim, &net);

@@ -28,10 +28,9 @@
 //! source is done *and* the arbiter has dropped the flow; every schedule entry and timer
 //! carries the flow's id or generation, so a late one for a reused slot is ignored.
 
-use super::{Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent};
+use super::{Completion, HostTransport, Parts, PortPlan, Protocol, TransportEvent};
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
-use crate::queue::EcnMarking;
 use crate::spec::{FastpassPolicy, FastpassSlotStart, Spec};
 use crate::units::{Bytes, CONTROL_BYTES, MTU_BYTES};
 use crate::workload::FlowArrival;
@@ -85,11 +84,7 @@ impl Protocol for FastpassProtocol {
             slots_at_arrival: f.slot_start == FastpassSlotStart::Arrival,
             watchdog_epochs: f.watchdog_epochs,
         };
-        let ports = PortPlan {
-            queue: QueuePlan::PriorityDrop,
-            marking: EcnMarking::Off,
-            buffer_bytes: spec.transport.port_buffer(&spec.topology),
-        };
+        let ports = PortPlan::priority_drop(spec);
         Parts {
             service_hosts: 1,
             ..Parts::packets(FastpassTransport::new(params, arbiter + 1), ports)

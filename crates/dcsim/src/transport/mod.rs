@@ -208,6 +208,17 @@ impl PortPlan {
             buffer_bytes: spec.transport.port_buffer(&spec.topology),
         }
     }
+
+    /// pFabric-style priority-dropping ports without ECN, of the `[transport]`/`[topology]`
+    /// buffer size: what the scheduled transports (pHost, Fastpass, dcPIM) run over, as their
+    /// authors' simulators use their pFabric queue.
+    pub fn priority_drop(spec: &Spec) -> Self {
+        PortPlan {
+            queue: QueuePlan::PriorityDrop,
+            marking: EcnMarking::Off,
+            buffer_bytes: spec.transport.port_buffer(&spec.topology),
+        }
+    }
 }
 
 /// How a run is simulated.

@@ -28,11 +28,10 @@
 
 use super::{
     nic_free_on_wake, schedule_nic_wake, Completion, HostTransport, Parts, PortPlan, Protocol,
-    QueuePlan, TransportEvent,
+    TransportEvent,
 };
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
-use crate::queue::EcnMarking;
 use crate::spec::{PhostPolicy, Spec};
 use crate::units::{BitRate, CONTROL_BYTES, MTU_BYTES};
 use crate::workload::FlowArrival;
@@ -70,11 +69,7 @@ impl Protocol for PhostProtocol {
 
     /// pHost's hosts, and pFabric-style priority ports with three priority numbers (§3.3).
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
-        let ports = PortPlan {
-            queue: QueuePlan::PriorityDrop,
-            marking: EcnMarking::Off,
-            buffer_bytes: spec.transport.port_buffer(&spec.topology),
-        };
+        let ports = PortPlan::priority_drop(spec);
         Parts::packets(
             PhostTransport::new(PhostParams::from_spec(spec), spec.topology.n_hosts()),
             ports,
