@@ -48,10 +48,6 @@ struct Node<E> {
     next: u32,
 }
 
-/// Slots gathered with at most this many events are sorted by insertion (no call, no
-/// allocation); larger ones by the standard library's stable sort.
-const INSERTION_SORT_MAX: usize = 16;
-
 /// A priority queue of events ordered by time, FIFO among equal times; O(1) expected insert
 /// and pop for events within the horizon.
 ///
@@ -257,22 +253,7 @@ impl<E: Copy> EventQueue<E> {
             }
             all => {
                 all.reverse();
-                if all.len() <= INSERTION_SORT_MAX {
-                    for i in 1..all.len() {
-                        // Usually already in order: nothing moves.
-                        if all[i - 1].0 > all[i].0 {
-                            let x = all[i];
-                            let mut j = i;
-                            while j > 0 && all[j - 1].0 > x.0 {
-                                all[j] = all[j - 1];
-                                j -= 1;
-                            }
-                            all[j] = x;
-                        }
-                    }
-                } else {
-                    all.sort_by_key(|e| e.0);
-                }
+                all.sort_by_key(|e| e.0);
             }
         }
         debug_assert!(!self.cursor.is_empty());
