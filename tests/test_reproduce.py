@@ -313,3 +313,59 @@ def test_one_display_name_per_scheme():
     for fig in (ROOT / "experiments").glob("*/*/figure.py"):
         text = fig.read_text()
         assert '"dctcp": "DCTCP"' not in text and '"pfabric": "pFabric"' not in text, fig
+
+
+def test_agreement_classes_each_kind_of_published_number():
+    """Issue 17 (done means: counts within 10 % / qualitative / not reproduced): how our value
+    relates to a published number, range or claim, at the 10 % edge exactly."""
+    from dcsim import reproduce as rep
+    from dcsim.replicates import Estimate
+
+    assert rep.agreement(2.0, 2.2) == rep.AGREES  # +10 %: inside
+    assert rep.agreement(2.0, 2.21) == rep.DIFFERS
+    assert rep.agreement(2.0, 1.8) == rep.AGREES
+    assert rep.agreement(2.0, 1.79) == rep.DIFFERS
+    assert rep.agreement(-1.0, -1.1) == rep.AGREES  # a negative published change
+    assert rep.agreement(-1.0, -0.85) == rep.DIFFERS
+    # A range: widened by 10 % of each bound.
+    assert rep.agreement((1.0, 2.0), 2.2) == rep.AGREES
+    assert rep.agreement((1.0, 2.0), 2.3) == rep.DIFFERS
+    assert rep.agreement((1.0, 2.0), 0.9) == rep.AGREES
+    assert rep.agreement((1.0, 2.0), 0.89) == rep.DIFFERS
+    # Ours a range: agrees when it overlaps.
+    assert rep.agreement(3.0, (1.0, 2.8)) == rep.AGREES
+    assert rep.agreement(3.0, (1.0, 2.6)) == rep.DIFFERS
+    assert rep.agreement((4.0, 5.0), (1.0, 3.5)) == rep.DIFFERS
+    assert rep.agreement((4.0, 5.0), (1.0, 3.7)) == rep.AGREES
+    # Estimates count by their mean; a wide interval does not make them agree.
+    assert rep.agreement(2.0, Estimate(2.5, 1.0, 3, 2.5)) == rep.DIFFERS
+    assert rep.agreement(2.0, Estimate(2.1, 0.0, 3, 0.0)) == rep.AGREES
+    assert rep.agreement(2.0, (Estimate(1.0, 0, 3, 0), Estimate(1.9, 0, 3, 0))) == rep.AGREES
+    # Claims in words, values we lack, rows without a published number.
+    assert rep.agreement("> 30 %", 0.4) == rep.IN_WORDS
+    assert rep.agreement(2.0, float("nan")) == rep.NO_VALUE
+    assert rep.agreement(2.0, "n/a") == rep.NO_VALUE
+    assert rep.agreement(2.0, Estimate(float("nan"), float("nan"), 0, float("nan"))) == rep.NO_VALUE
+    assert rep.agreement(None, 1.0) is None
+
+
+def test_gallery_opens_with_the_scorecard_of_its_tables(experiments, tmp_path):
+    """Issue 17: the gallery's first table counts, per reproduction and scale, the published
+    numbers its comparison table holds by agreement class; the counts are those of the rows."""
+    from dcsim import reproduce as rep
+
+    out = tmp_path / "results"
+    assert dcsim_cli("reproduce", NAME, "--out", out, "--jobs", "2", cwd=tmp_path).returncode == 0
+    md = rep.gallery(out, tmp_path / "docs").read_text()
+    section = md.split("## Agreement with the papers", 1)[1].split("\n## ", 1)[0]
+    row = next(line for line in section.splitlines() if line.startswith(f"| [{NAME}]"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:3] == ["quick", "3"]
+    # The same rows, classified one by one from the comparison the gallery shows.
+    per_seed, produced = rep._frames_of(tmp_path / "docs" / "figures" / f"{NAME}.csv")
+    rows = rep.comparison_rows(NAME, rep._ours(NAME, per_seed, None, produced))
+    kinds = [rep.agreement(r["published"], r["ours"]) for r in rows]
+    assert [int(c) for c in cells[3:]] == [kinds.count(k) for k in rep.AGREEMENT_CLASSES]
+    assert sum(int(c) for c in cells[3:]) == sum(r["published"] is not None for r in rows) > 0
+    assert md.index("## Agreement with the papers") < md.index(f"## {rep.title(NAME)}")
+    assert f"(#{rep._anchor(rep.title(NAME))})" in row

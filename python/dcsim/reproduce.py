@@ -171,6 +171,51 @@ def _number(x: Any) -> bool:
     return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
 
 
+#: How our value relates to a published one (:func:`agreement`), as the gallery's scorecard
+#: counts them.
+AGREES = "within 10 %"
+DIFFERS = "more than 10 % away"
+IN_WORDS = "claim in words"
+NO_VALUE = "no value of ours"
+AGREEMENT_CLASSES = (AGREES, DIFFERS, IN_WORDS, NO_VALUE)
+
+#: The tolerance of :data:`AGREES`: the issue's "within 10 %" of the published number.
+TOLERANCE = 0.10
+
+
+def agreement(pub: Any, ours: Any) -> str | None:
+    """How our value (a number, an :class:`~dcsim.replicates.Estimate`, or a (low, high) range of
+    either) relates to the published one (a number, a (low, high) range, or a claim in words):
+
+    * :data:`AGREES` — our mean is within 10 % of the published number, or inside the published
+      range widened by 10 % of each bound; a range of ours agrees when it overlaps the (widened)
+      published value or range;
+    * :data:`DIFFERS` — farther than that;
+    * :data:`IN_WORDS` — the published entry is a claim in words (``"> 30 %"``), judged in the
+      figure's notes, not here;
+    * :data:`NO_VALUE` — we have no number for it (NaN, or a text);
+    * ``None`` — nothing was published for the row (a number of ours only).
+
+    The 95 % interval plays no part: a wide interval does not make a value agree."""
+    if pub is None:
+        return None
+    if isinstance(pub, str):
+        return IN_WORDS
+    center = _center(ours)
+    if isinstance(center, (list, tuple)):
+        if not all(_number(v) and not math.isnan(float(v)) for v in center):
+            return NO_VALUE
+        ours_lo, ours_hi = float(min(center)), float(max(center))
+    elif _number(center) and not math.isnan(float(center)):
+        ours_lo = ours_hi = float(center)
+    else:
+        return NO_VALUE
+    pub_lo, pub_hi = (float(min(pub)), float(max(pub))) if isinstance(pub, (list, tuple)) else (float(pub),) * 2
+    low = pub_lo - TOLERANCE * abs(pub_lo)
+    high = pub_hi + TOLERANCE * abs(pub_hi)
+    return AGREES if ours_lo <= high and ours_hi >= low else DIFFERS
+
+
 def comparison_markdown(name: str, rows: list[dict[str, Any]], scale: str, produced_by: str = "") -> str:
     """The published-vs-dcsim table. Our value is the mean over seeds ± the half-width of its
     95 % interval, with n (an :class:`~dcsim.replicates.Estimate`), or a plain value; the
@@ -599,17 +644,108 @@ def comparison(
     published-vs-dcsim table, ours the mean over seeds ± its 95 % interval, and the notes (from
     the README) on where they differ. Without `produced` (data from before seeds were
     recorded), or for a model-only figure, ours is ``compare()`` of the one frame as it is."""
-    mod = mod or module(name)
-    seeds = (produced or {}).get("seeds", "none")
-    if seeds.startswith("none") or not produced:
-        ours = mod.compare(per_seed[0])
-    else:
-        ours = aggregate_compare([mod.compare(d) for d in per_seed])
-    text = comparison_markdown(name, comparison_rows(name, ours), scale, provenance_text(produced, scale))
+    text = comparison_markdown(
+        name, comparison_rows(name, _ours(name, per_seed, mod, produced)), scale, provenance_text(produced, scale)
+    )
     figure_notes = notes(name)
     if figure_notes:
         text += _NOTES_MARK + "\n" + figure_notes + "\n"
     return text
+
+
+def _ours(name: str, per_seed: list[Any], mod: ModuleType | None, produced: Mapping[str, str] | None) -> dict[str, Any]:
+    """Our value of each compared metric: ``compare()`` of each seed's frame aggregated over the
+    seeds, or of the one frame of data from before seeds were recorded or of a model-only
+    figure."""
+    mod = mod or module(name)
+    seeds = (produced or {}).get("seeds", "none")
+    if seeds.startswith("none") or not produced:
+        return dict(mod.compare(per_seed[0]))
+    return aggregate_compare([mod.compare(d) for d in per_seed])
+
+
+def _frames_of(csv: Path) -> tuple[list[Any], dict[str, str]]:
+    """A figure's data as ``comparison`` takes it, from its CSV in ``docs/figures/``: one frame
+    per seed (from the per-seed CSV beside it when the data averages seeds) and what produced it."""
+    data, produced = read_data_csv(csv)
+    per_seed = [data]
+    if produced and not produced.get("seeds", "none").startswith("none"):
+        seeds = _seeds_csv(csv)
+        if not seeds.exists():
+            raise FileNotFoundError(f"{seeds} is missing: {csv} averages seeds, and its comparison needs each")
+        every, _ = read_data_csv(seeds)
+        per_seed = [g.reset_index(drop=True) for _, g in every.groupby("seed", sort=True)]
+    return per_seed, produced
+
+
+@dataclass
+class Score:
+    """One reproduction's agreement with its paper at one scale: how many published numbers
+    fall in each class of :func:`agreement`, and what produced ours."""
+
+    name: str
+    scale: str
+    counts: dict[str, int]
+    produced: dict[str, str]
+
+    @classmethod
+    def of(cls, name: str, csv: Path, scale: str) -> Score:
+        """The score of the figure data in `csv` (a gallery CSV with its per-seed CSV beside it)."""
+        per_seed, produced = _frames_of(csv)
+        counts = dict.fromkeys(AGREEMENT_CLASSES, 0)
+        for r in comparison_rows(name, _ours(name, per_seed, None, produced)):
+            kind = agreement(r["published"], r["ours"])
+            if kind is not None:
+                counts[kind] += 1
+        return cls(name, scale, counts, produced)
+
+    def seeds_text(self) -> str:
+        """The seeds of the numbers: ``3``, ``none (model only)``, ``not recorded``."""
+        if not self.produced:
+            return "not recorded"
+        seeds = self.produced.get("seeds", "")
+        return "none (model only)" if seeds.startswith("none") else str(len(seeds.split()))
+
+
+def scorecard_markdown(scores: list[Score]) -> str:
+    """The gallery's opening table: per reproduction and scale, the published numbers within
+    10 % of ours, farther away, claims in words and those we have no value for; with totals."""
+    heads = ["within 10 %", "> 10 % away", "claim in words", "no value of ours"]
+    lines = [
+        "## Agreement with the papers",
+        "",
+        "Every published number in the tables below, counted by how ours relates to it "
+        "(`dcsim.reproduce.agreement`): **within 10 %** of the published value (or inside its range widened by "
+        "10 % of each bound; a range of ours overlapping it), **more than 10 % away**, a **claim in words** "
+        "(judged in the figure's notes, not counted either way) and **no value of ours**. Rows of ours without a "
+        "published number are not counted. A count is no verdict on a figure: its notes say why the numbers "
+        "differ where they do, and the seeds column says how many runs stand behind them.",
+        "",
+        "| reproduction | scale | seeds | " + " | ".join(heads) + " |",
+        "|---|---|---|" + "---|" * len(heads),
+    ]
+    totals: dict[str, dict[str, int]] = {}
+    for sc in scores:
+        cells = [sc.scale, sc.seeds_text(), *(str(sc.counts[k]) for k in AGREEMENT_CLASSES)]
+        lines.append(f"| [{sc.name}](#{_anchor(title(sc.name))}) | " + " | ".join(cells) + " |")
+        total = totals.setdefault(sc.scale, dict.fromkeys(AGREEMENT_CLASSES, 0))
+        for k in AGREEMENT_CLASSES:
+            total[k] += sc.counts[k]
+    for scale, total in totals.items():
+        cells = [f"**{total[k]}**" for k in AGREEMENT_CLASSES]
+        lines.append(f"| **all** | {scale} | | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _anchor(heading: str) -> str:
+    """The anchor MkDocs gives a heading (its default slugify: lower case, word characters,
+    spaces to hyphens)."""
+    import re
+    import unicodedata
+
+    text = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
 
 
 def gallery(
@@ -639,6 +775,8 @@ def gallery(
         "from several seeds draws the same intervals as error bars.",
         "",
     ]
+    head = len(parts)  # the scorecard goes here, once every figure is scored
+    scores: list[Score] = []
     for name in names():
         main = _gallery_source(results / name / scale, fig_dir, name, scale, "", refresh)
         if main is None:
@@ -653,6 +791,7 @@ def gallery(
         _copy(png, fig_dir / f"{name}.png")
         _copy(csv, fig_dir / f"{name}.csv")
         _copy_seeds(csv, fig_dir / f"{name}-seeds.csv")
+        scores.append(Score.of(name, fig_dir / f"{name}.csv", scale))
         rel = folder(name).relative_to(experiments_dir()).as_posix()
         readme = folder(name) / "README.md"
         summary = ""
@@ -695,6 +834,7 @@ def gallery(
             _copy(png, fig_dir / f"{name}-paper.png")
             _copy(csv, fig_dir / f"{name}-paper.csv")
             _copy_seeds(csv, fig_dir / f"{name}-paper-seeds.csv")
+            scores.append(Score.of(name, fig_dir / f"{name}-paper.csv", "paper"))
             parts += [
                 f"![{name} at paper scale](figures/{name}-paper.png)",
                 "",
@@ -703,6 +843,7 @@ def gallery(
                 f"Data: [`figures/{name}-paper.csv`](figures/{name}-paper.csv)",
                 "",
             ]
+    parts[head:head] = [scorecard_markdown(scores)]
     path = docs / "figures.md"
     path.write_text("\n".join(parts))
     return path
@@ -717,14 +858,7 @@ def _gallery_source(
         png, csv = fig_dir / f"{name}{suffix}.png", fig_dir / f"{name}{suffix}.csv"
         if not (png.exists() and csv.exists()):
             return None
-        data, produced = read_data_csv(csv)
-        seeds = _seeds_csv(csv)
-        per_seed = [data]
-        if produced and not produced.get("seeds", "none").startswith("none"):
-            if not seeds.exists():
-                raise FileNotFoundError(f"{seeds} is missing: {csv} averages seeds, and its comparison needs each")
-            every, _ = read_data_csv(seeds)
-            per_seed = [g.reset_index(drop=True) for _, g in every.groupby("seed", sort=True)]
+        per_seed, produced = _frames_of(csv)
         return png, csv, comparison(name, per_seed, scale, produced=produced).split(_NOTES_MARK)[0]
     if not (src / "figure.png").exists() or (suffix and not (src / "comparison.md").exists()):
         return None
