@@ -19,9 +19,12 @@
 //!   levels, the best-ranked the highest of these (so a new shorter message finds a higher
 //!   level free). A grant carries the packets granted so far (cumulative) and the level.
 //! * **Senders.** When its NIC is idle, a sender sends one packet of the message with
-//!   the fewest packets left to send that has a packet it may send (granted and not sent yet,
-//!   or asked for again), ties to the earlier message; it sends only on an idle NIC, so its
-//!   choice is made as late as possible.
+//!   the fewest payload bytes left to send that has a packet it may send (granted and not
+//!   sent yet, or asked for again), ties to the earlier message: the authors' simulator's
+//!   `SRBF` sender scheme, which their configuration uses (PlatformLab/HomaSimulation,
+//!   `HomaTransport::SendController::OutbndMsgSorter`, `senderScheme = "SRBF"` in
+//!   `homaTransportConfig.ini`). It sends only on an idle NIC, so its choice is made as late
+//!   as possible.
 //! * **Loss.** A receiver that has had no packet of an incomplete message for
 //!   `resend_timeout` asks, with one RESEND per contiguous range, for the packets it granted
 //!   (or that were unscheduled) and misses; a RESEND also grants its range. A sender whose
@@ -43,7 +46,7 @@ use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
 use crate::queue::EcnMarking;
 use crate::spec::Spec;
-use crate::units::{BitRate, Bytes, CONTROL_BYTES, MSS_BYTES};
+use crate::units::{BitRate, Bytes, CONTROL_BYTES, HEADER_BYTES, MSS_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
 
@@ -192,9 +195,19 @@ struct Message {
 }
 
 impl Message {
-    /// Packets left to send (the sender's SRPT key).
-    fn left_to_send(&self) -> u32 {
-        self.n_pkts - self.next_seq + self.resend.len() as u32
+    /// Payload bytes left to send, the sender's key (module docs, Senders): the packets never
+    /// sent and those asked for again. Bytes, not packets: two messages with as many packets
+    /// left differ by their last packets' sizes, and one-packet messages by their sizes.
+    fn bytes_left(&self) -> u64 {
+        let size = Bytes(self.size_bytes);
+        let never_sent =
+            self.size_bytes.saturating_sub(u64::from(self.next_seq) * MSS_BYTES as u64);
+        let again: u64 = self
+            .resend
+            .iter()
+            .map(|&seq| u64::from(size.packet_wire_bytes(seq) - HEADER_BYTES))
+            .sum();
+        never_sent + again
     }
 
     fn sendable(&self) -> bool {
@@ -343,8 +356,8 @@ impl HomaTransport {
         schedule_nic_wake(&mut self.hosts[host as usize].sender_wake_pending, at, wake, fab);
     }
 
-    /// The sender's NIC is free: one packet of the sendable message with the fewest packets
-    /// left to send.
+    /// The sender's NIC is free: one packet of the sendable message with the fewest payload
+    /// bytes left to send.
     fn on_sender_wake(&mut self, host: u32, fab: &mut Fabric) {
         let wake = HomaEvent::SenderWake(host).encode();
         if !nic_free_on_wake(&mut self.hosts[host as usize].sender_wake_pending, host, wake, fab) {
@@ -356,7 +369,7 @@ impl HomaTransport {
             .iter()
             .map(|&slot| (&self.messages[slot as usize], slot))
             .filter(|(m, _)| m.sendable())
-            .min_by_key(|(m, _)| (m.left_to_send(), m.id))
+            .min_by_key(|(m, _)| (m.bytes_left(), m.id))
             .map(|(_, slot)| slot);
         let Some(slot) = best else { return };
         let m = &mut self.messages[slot as usize];

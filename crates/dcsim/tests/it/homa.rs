@@ -73,6 +73,23 @@ fn grants_go_srpt_first_and_overcommitment_adds_a_level() {
     assert_eq!((fct_ps(&two, 0), fct_ps(&two, 1)), (ns(36_896), ns(21_296)));
 }
 
+/// Issue 18, item 2 (the sender's order: fewest bytes left, the authors' `SRBF`). Host 0
+/// sends X (one packet, 1460 B) at 0, A (two packets, 2920 B) at 0.1 µs and B (two packets,
+/// 1500 B: 1460 + 40) at 0.2 µs, all to host 1, all unscheduled (RTTbytes 10,000 B). When X
+/// has left (1.2 µs) A and B both have two packets left, but B has fewer bytes: B0 goes at
+/// 1.2 µs, B1 (80 B on the wire, 64 ns) at 2.4 µs, A0 at 2.464 µs and A1 at 3.664 µs. B1
+/// arrives at 2.664 µs and B's ACK is back at 2.896 µs (FCT 2.696 µs); A1 arrives at
+/// 5.064 µs, its ACK is back at 5.296 µs (FCT 5.196 µs). Ranked by packets left, A (the
+/// earlier) would go first and B would end at 5.296 µs.
+#[test]
+fn the_sender_sends_the_message_with_the_fewest_bytes_left_first() {
+    let rows = ["0,0,1,1460,0", "1,0,1,2920,0.0000001", "2,0,1,1500,0.0000002"];
+    let out = run(spec_with_trace(PAIR, &rows), &[]);
+    assert_eq!(fct_ps(&out, 0), ns(1_632));
+    assert_eq!(fct_ps(&out, 2), ns(2_696));
+    assert_eq!(fct_ps(&out, 1), ns(5_196));
+}
+
 /// Issue 18, item 2 (a dropped packet recovered by RESEND): packet 10 of the single message
 /// is lost on the wire. The sender still sends all 20 at line rate (the arrivals that remain
 /// grant up to packet 20 by the 13th arrival); the receiver's last arrival is packet 19 at
