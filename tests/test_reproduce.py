@@ -33,7 +33,7 @@ def test_list_shows_every_shipped_reproduction():
     p = dcsim_cli("reproduce", "--list")
     assert p.returncode == 0
     figures = sorted((ROOT / "experiments").glob("*/*/figure.py"))
-    assert len(figures) == 38
+    assert len(figures) == 39
     for fig in figures:
         name = f"{fig.parent.parent.name}-{fig.parent.name}"
         assert name in p.stdout
