@@ -26,7 +26,7 @@ from . import _dcsim
 SpecLike = Union[str, os.PathLike, Mapping[str, Any]]
 
 #: Spec values that name something rather than a file.
-_KEYWORDS = {"websearch", "datamining", "imc10", "bimodal", "all-to-all", "permutation", "incast", "fan-in"}
+_KEYWORDS = {"websearch", "datamining", "imc10", "bimodal", "all-to-all", "permutation", "self", "incast", "fan-in"}
 
 
 class SpecError(ValueError):
