@@ -364,6 +364,8 @@ ADDED_FIELDS: dict[str, Any] = {
     "workload.stop_when": "all-finished",
     "workload.long_lived_flows": 0,
     "pfabric.classify": "flow-size",
+    "pfabric.sack_window": False,
+    "pfabric.ties": "random",
     "pase.queues": 8,
     "pase.arbitration": "end-to-end",
     "pase.order": "srpt",

@@ -373,3 +373,36 @@ fn a_flow_to_itself_waits_for_its_acks_behind_its_own_data() {
     assert_eq!(fct_ps(&out, 0), out.records.ideal_ps[0]);
     assert_eq!(out.records.ideal_ps[0], ns(17_664));
 }
+
+/// Issue 17 item 3.4: `pfabric.sack_window` (the pHost authors' pFabric window, cwnd plus
+/// the packets the receiver holds beyond the first unacknowledged one) lets a flow with a
+/// hole go on sending until its timeout.
+#[test]
+fn pfabric_sack_window_keeps_a_flow_with_a_hole_sending() {
+    // 8 packets over one link, window 4, fixed RTO 40 µs; packet 0 is lost at the source.
+    // Packets 1-3 go out in [0, 3600] ns and their duplicate ACKs return at 1632, 2832 and
+    // 4032 ns. Without `sack_window` the window (packets 0-3) is spent: the timeout at 40 µs
+    // resends packet 0 (window 1), whose ACK (cumulative 4, at 41 632) opens the window to
+    // min(1 + 4, 4) = 4, and packets 4-7 go out back to back in [41 632, 46 432]; the ACK of
+    // packet 7 returns at 46 864 ns.
+    let toml = |sack_window: bool| {
+        format!(
+            "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\n\
+             rto_us = 40\ninitial_window_pkts = 4\nmax_window_pkts = 4\nprobe_after_timeouts = 0\n\
+             sack_window = {sack_window}\n"
+        )
+    };
+    let loss = LossRule { flow: 0, seq: 0, kind: PacketKind::DATA, hop: 0, count: 1 };
+    let out = run(spec_with_trace(&toml(false), &["0,0,1,11680,0"]), &[loss]);
+    assert_eq!(fct_ps(&out, 0), ns(46_864));
+    assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (1, 1));
+    // With it each duplicate ACK reports one more packet held and admits one more: packets
+    // 4, 5, 6 on the ACKs of 1, 2, 3 and packet 7 on the ACK of 4 (at 5232 ns) go out in
+    // [3600, 8400]. The timeout at 40 µs (not moved: no new cumulative ACK) finds a window of
+    // 1 + 7, resends packet 0 only (1-7 are held), and its ACK acknowledges all 8 at
+    // 40 000 + 1632 ns.
+    let out = run(spec_with_trace(&toml(true), &["0,0,1,11680,0"]), &[loss]);
+    assert_eq!(fct_ps(&out, 0), ns(41_632));
+    assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (1, 1));
+    assert_eq!(out.records.packets_sent[0], 9);
+}
