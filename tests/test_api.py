@@ -118,6 +118,8 @@ def test_fields_added_later_leave_stored_runs_their_identity():
     del old_tree["topology"]["file"]  # issue 15 items 10-11
     for key in ("preset", "slot_start", "watchdog_epochs"):  # issue 17 item 3.1
         del old_tree["fastpass"][key]
+    for key in ("sack_window", "ties"):  # issue 17 item 3.4
+        del old_tree["pfabric"][key]
     for key in ("ports_sample_us", "ports_max_rows", "packet_trace", "packet_trace_max_rows"):
         del old_tree["output"][key]
     old = hashlib.sha256(dcsim._dcsim.__version__.encode() + b"\0" + json.dumps(old_tree, sort_keys=True).encode())
@@ -129,6 +131,8 @@ def test_fields_added_later_leave_stored_runs_their_identity():
     assert dcsim.resolve({"workload": {"flows": 100, "long_lived_flows": 2}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"classify": "remaining"}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pase": {"queues": 4}}).hash() != r.hash()
+    assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"sack_window": True}}).hash() != r.hash()
+    assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"ties": "queue-order"}}).hash() != r.hash()
 
 
 def test_n_finished_counts_the_first_flows_to_finish():

@@ -26,7 +26,7 @@ from . import _dcsim
 SpecLike = Union[str, os.PathLike, Mapping[str, Any]]
 
 #: Spec values that name something rather than a file.
-_KEYWORDS = {"websearch", "datamining", "imc10", "bimodal", "all-to-all", "permutation", "incast", "fan-in"}
+_KEYWORDS = {"websearch", "datamining", "imc10", "bimodal", "all-to-all", "permutation", "self", "incast", "fan-in"}
 
 
 class SpecError(ValueError):
@@ -364,6 +364,8 @@ ADDED_FIELDS: dict[str, Any] = {
     "workload.stop_when": "all-finished",
     "workload.long_lived_flows": 0,
     "pfabric.classify": "flow-size",
+    "pfabric.sack_window": False,
+    "pfabric.ties": "random",
     "pase.queues": 8,
     "pase.arbitration": "end-to-end",
     "pase.order": "srpt",

@@ -100,8 +100,10 @@ impl Simulation {
             let queue = match plan.queue {
                 QueuePlan::Fifo if timeline => PortQueue::Timeline(DropTail::new(buffer)),
                 QueuePlan::Fifo => PortQueue::Scheduled(AnyQueue::Fifo(Fifo::new(buffer))),
-                QueuePlan::PriorityDrop => {
-                    PortQueue::Scheduled(AnyQueue::PriorityDrop(PriorityDropQueue::new(buffer)))
+                QueuePlan::PriorityDrop { queue_order_ties } => {
+                    let q = PriorityDropQueue::new(buffer);
+                    let q = if queue_order_ties { q.with_queue_order_ties() } else { q };
+                    PortQueue::Scheduled(AnyQueue::PriorityDrop(q))
                 }
                 QueuePlan::StrictPriority { queues, reserved_bytes } => {
                     PortQueue::Scheduled(AnyQueue::StrictPriority(StrictPriorityQueue::new(

@@ -15,6 +15,10 @@
 //!   buffer fits (a short arriving packet may need one victim, a full one more if the victims
 //!   are short).
 //!
+//! Ties are broken at random (HotNets §2.2), or with `pfabric.ties = "queue-order"` by queue
+//! order as the authors' ns-2 patch and the pHost authors' simulator do
+//! ([`PriorityDropQueue::with_queue_order_ties`]).
+//!
 //! Data structure: a `Vec` in arrival order. pFabric buffers hold a few dozen packets (15 at
 //! 22.5 KB, 24 at 36 KB), so each operation is one linear scan plus one `Vec::remove`:
 //! O(n) with n ≤ ~25, a few dozen nanoseconds, and no allocation once the Vec has grown to
@@ -40,6 +44,17 @@ pub struct PriorityDropQueue {
     bytes: u64,
     limit_bytes: u64,
     extra_drops: Vec<PacketId>,
+    /// Ties by queue order instead of at random: dequeue the earliest of the most urgent, drop
+    /// the latest of the least urgent.
+    queue_order_ties: bool,
+}
+
+/// Which of several equally ranked packets [`PriorityDropQueue::pick`] takes.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Tie {
+    Random,
+    Earliest,
+    Latest,
 }
 
 impl PriorityDropQueue {
@@ -50,7 +65,16 @@ impl PriorityDropQueue {
             bytes: 0,
             limit_bytes,
             extra_drops: Vec::new(),
+            queue_order_ties: false,
         }
+    }
+
+    /// The same queue breaking ties by queue order, as the pFabric ns-2 patch's `drop-tail.cc`
+    /// and the pHost authors' `PFabricQueue` do: the earliest of the most urgent packets is
+    /// dequeued, the latest of the least urgent dropped.
+    pub fn with_queue_order_ties(mut self) -> Self {
+        self.queue_order_ties = true;
+        self
     }
 
     /// The byte limit.
@@ -58,11 +82,12 @@ impl PriorityDropQueue {
         self.limit_bytes
     }
 
-    /// Index of a queued entry chosen by `better` (strictly better replaces; equal ties are
-    /// resolved uniformly at random by reservoir sampling).
+    /// Index of a queued entry chosen by `better` (strictly better replaces; equal ties go to
+    /// `tie`: uniformly at random by reservoir sampling, or the earliest or latest queued).
     fn pick(
         &self,
         rng: &mut Rng,
+        tie: Tie,
         mut better: impl FnMut(u64, u64) -> std::cmp::Ordering,
     ) -> Option<usize> {
         let mut best: Option<usize> = None;
@@ -78,12 +103,16 @@ impl PriorityDropQueue {
                         best = Some(i);
                         ties = 1;
                     }
-                    std::cmp::Ordering::Equal => {
-                        ties += 1;
-                        if rng.below(ties) == 0 {
-                            best = Some(i);
+                    std::cmp::Ordering::Equal => match tie {
+                        Tie::Random => {
+                            ties += 1;
+                            if rng.below(ties) == 0 {
+                                best = Some(i);
+                            }
                         }
-                    }
+                        Tie::Latest => best = Some(i),
+                        Tie::Earliest => {}
+                    },
                     std::cmp::Ordering::Less => {}
                 },
             }
@@ -100,8 +129,9 @@ impl QueueDiscipline for PriorityDropQueue {
         let mut bytes = self.bytes + arriving.size as u64;
         let mut arriving_kept = true;
         while bytes > self.limit_bytes {
-            // The least urgent queued packet (largest number), ties at random.
-            let worst = self.pick(rng, |a, b| a.cmp(&b));
+            // The least urgent queued packet (largest number), ties at random or the latest.
+            let tie = if self.queue_order_ties { Tie::Latest } else { Tie::Random };
+            let worst = self.pick(rng, tie, |a, b| a.cmp(&b));
             let victim = match worst {
                 Some(w) if arriving_kept && arriving.priority < self.entries[w].priority => {
                     let e = self.entries.remove(w);
@@ -138,8 +168,9 @@ impl QueueDiscipline for PriorityDropQueue {
     }
 
     fn dequeue(&mut self, _pool: &PacketPool, rng: &mut Rng) -> Option<PacketId> {
-        // The most urgent packet (smallest number), ties at random...
-        let best = self.pick(rng, |a, b| b.cmp(&a))?;
+        // The most urgent packet (smallest number), ties at random or the earliest...
+        let tie = if self.queue_order_ties { Tie::Earliest } else { Tie::Random };
+        let best = self.pick(rng, tie, |a, b| b.cmp(&a))?;
         // ...then the earliest-arrived packet of its flow.
         let flow = self.entries[best].flow;
         let first = self.entries.iter().position(|e| e.flow == flow).expect("best is of this flow");
@@ -297,5 +328,36 @@ mod tests {
             })
             .collect();
         assert_eq!(victims.len(), 3);
+    }
+
+    /// Issue 17 item 3.4: `pfabric.ties = "queue-order"` (the pHost authors' `PFabricQueue`):
+    /// the earliest of the most urgent packets leaves first, the latest of the least urgent
+    /// is dropped, whatever the random stream.
+    #[test]
+    fn queue_order_ties_send_the_earliest_and_drop_the_latest() {
+        for seed in 0..20u64 {
+            let mut rng = Rng::new(seed);
+            let mut pool = PacketPool::new();
+            let mut q = PriorityDropQueue::new(4580).with_queue_order_ties();
+            // Three flows' packets, all at priority 9000, leave room for two ACKs only; a
+            // more urgent full packet evicts the last of them (flow 2's).
+            let ids: Vec<_> = (0..3).map(|f| pkt(&mut pool, f, 0, 9000, 1500)).collect();
+            for &id in &ids {
+                assert_eq!(q.enqueue(id, &pool, &mut rng), Admission::Accepted);
+            }
+            let urgent = pkt(&mut pool, 9, 0, 1, 1500);
+            assert_eq!(
+                q.enqueue(urgent, &pool, &mut rng),
+                Admission::Dropped { victim: ids[2], reason: DropReason::LowestPriority }
+            );
+            // Two ACKs (priority 0) of flows 1 and 0, in that order: flow 1's goes first, as
+            // the earliest of the most urgent, and with it flow 1's data (queued before it).
+            let ack1 = pkt(&mut pool, 1, 0, 0, 40);
+            let ack0 = pkt(&mut pool, 0, 0, 0, 40);
+            assert_eq!(q.enqueue(ack1, &pool, &mut rng), Admission::Accepted);
+            assert_eq!(q.enqueue(ack0, &pool, &mut rng), Admission::Accepted);
+            let order: Vec<_> = std::iter::from_fn(|| q.dequeue(&pool, &mut rng)).collect();
+            assert_eq!(order, [ids[1], ack1, ids[0], ack0, urgent]);
+        }
     }
 }

@@ -33,7 +33,7 @@ pub use fastpass::{FastpassPolicy, FastpassPreset, FastpassSlotStart, FastpassSp
 pub use homa::{HomaCutoffMethod, HomaSpec};
 pub use output::{EngineSpec, OutputSpec};
 pub use pase::{PaseArbitration, PaseOrder, PaseRateControl, PaseSpec};
-pub use pfabric::{ClassifyBy, PfabricSpec, PriorityKey, RateControl, ThresholdMethod};
+pub use pfabric::{ClassifyBy, PfabricSpec, PriorityKey, RateControl, ThresholdMethod, TieBreak};
 pub use phost::{PhostPolicy, PhostPreset, PhostSpec};
 pub use pias::{PiasEcn, PiasSpec, PiasThresholdMethod};
 pub use reader::{apply_override, byte_count_error, parse_bytes, parse_toml, suggest, Fields};

@@ -39,6 +39,17 @@ pub struct PfabricSpec {
     pub max_window_pkts: u32,
     /// MinTCP enters probe mode after this many consecutive timeouts; 0 = never. Default 5.
     pub probe_after_timeouts: u32,
+    /// The window also admits one packet for each packet the receiver holds beyond the first
+    /// unacknowledged one, as its latest ACK reports them (the pHost authors' simulator:
+    /// window = cwnd · MSS + SACKed bytes, `Flow::send_pending_data`), so a flow with a hole
+    /// keeps sending until its timeout. Default false: the window is cwnd packets from the
+    /// first unacknowledged one.
+    pub sack_window: bool,
+    /// How the ports break ties between equally urgent packets: `random` (default, HotNets'12
+    /// §2.2) or `queue-order` (the earliest of the most urgent is sent, the latest of the
+    /// least urgent dropped: the pFabric ns-2 patch's `drop-tail.cc` and the pHost authors'
+    /// `PFabricQueue`).
+    pub ties: TieBreak,
     /// 0 (default): pFabric's unlimited priorities (priority dropping). 1-8: pFabric over that
     /// many strict-priority FIFO queues sharing `buffer_bytes` (SIGCOMM'13 §6), flows mapped
     /// to queues by size with `thresholds`.
@@ -62,6 +73,17 @@ pub struct PfabricSpec {
     /// SRPT) or `deadline` (the flow's absolute deadline, EDF; a flow that can no longer make
     /// it, or has none, gets the lowest priority; pFabric SIGCOMM'13 §4.1 and the authors' ns-2 deadline patch).
     pub priority: PriorityKey,
+}
+
+crate::choice! {
+    /// How pFabric's ports break ties between equally urgent packets.
+    pub enum TieBreak {
+        /// At random (HotNets'12 §2.2: "ties are broken at random").
+        Random = "random",
+        /// By queue order: the earliest most urgent packet is sent, the latest least urgent
+        /// one dropped (the authors' ns-2 patch and the pHost authors' simulator).
+        QueueOrder = "queue-order",
+    }
 }
 
 crate::choice! {
@@ -139,6 +161,8 @@ pub fn resolve(
         initial_window_pkts: pf.u32_in("initial_window_pkts", 12, 1, 1_000_000)?,
         max_window_pkts: pf.u32_in("max_window_pkts", 0, 0, MAX_WINDOW_PKTS)?,
         probe_after_timeouts: pf.u32_in("probe_after_timeouts", 5, 0, 1_000_000)?,
+        sack_window: pf.bool("sack_window", false)?,
+        ties: pf.choice("ties", TieBreak::Random)?,
         queues: pf.u32_in("queues", 0, 0, 8)?,
         thresholds: Vec::new(),
         threshold_method: pf.choice("threshold_method", ThresholdMethod::Mg1)?,

@@ -314,6 +314,9 @@ impl Spec {
             "classify" | "thresholds" | "threshold_method" | "reserved_bytes" if p.queues == 0 => {
                 Some("read only with `pfabric.queues` > 0 (pFabric over a few queues)".into())
             }
+            "ties" if p.queues > 0 && !las => Some(
+                "read only with `pfabric.queues` = 0: the few-queue ports serve each queue first in, first out".into(),
+            ),
             "threshold_method" if non_empty_list(lookup(tree, "pfabric.thresholds")) => {
                 Some("`pfabric.thresholds` is given".into())
             }
@@ -369,6 +372,26 @@ mod tests {
         assert_eq!(u, ["pfabric.queues", "phost.free_tokens"]);
         let u = unused("[pfabric]\nqueues = 4");
         assert!(u[0].1.starts_with("`[pfabric]` is read only when `transport.protocol` is \"pfabric\" or \"las\" (this run's is \"dctcp\")"), "{}", u[0].1);
+    }
+
+    /// Issue 17 item 3.4: `pfabric.ties` is read by the priority-dropping ports only (not by
+    /// pFabric over a few queues); `pfabric.sack_window` by every pFabric or LAS host.
+    #[test]
+    fn pfabric_ties_is_reported_with_a_few_queues() {
+        let u = unused("[transport]\nprotocol = \"pfabric\"\n[pfabric]\nqueues = 4\nties = \"queue-order\"\nsack_window = true");
+        assert_eq!(u.len(), 1, "{u:?}");
+        assert_eq!(u[0].0, "pfabric.ties");
+        assert!(u[0].1.contains("`pfabric.queues` = 0"), "{}", u[0].1);
+        for protocol in ["pfabric", "las"] {
+            let toml = format!("[transport]\nprotocol = \"{protocol}\"\n[pfabric]\nties = \"queue-order\"\nsack_window = true");
+            assert!(fields(&toml).is_empty(), "{protocol}");
+        }
+        assert_eq!(
+            fields(
+                "[transport]\nprotocol = \"las\"\n[pfabric]\nqueues = 4\nties = \"queue-order\""
+            ),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

@@ -61,6 +61,11 @@ pub enum Matrix {
     AllToAll,
     /// Each host sends to one partner and receives from one.
     Permutation,
+    /// Each host sends all its flows to itself: out through its NIC, back down its switch
+    /// port, ACKs and other returning packets through the same two ports. The pHost authors'
+    /// `PermutationTM` as first committed (NetSys/simulator `run/flow_generator.cpp`: the
+    /// loop meant to draw a partner, `while (j != i && ...)` from `j = i`, never runs).
+    ToSelf,
     /// Requests: `incast_senders` random senders answer one receiver, splitting the bytes.
     Incast,
     /// Every flow goes to host 0 from a random other host (the PIAS testbed's client fetching
@@ -87,6 +92,7 @@ impl Serialize for Matrix {
         s.serialize_str(match self {
             Matrix::AllToAll => "all-to-all",
             Matrix::Permutation => "permutation",
+            Matrix::ToSelf => "self",
             Matrix::Incast => "incast",
             Matrix::FanIn => "fan-in",
             Matrix::LeftRight => "left-right",
@@ -123,9 +129,9 @@ pub struct WorkloadSpec {
     /// Mean flow size used for the arrival rate, bytes; 0 (default) = the exact mean of the
     /// size distribution as sampled. The ns-2 scripts use 1138 × 1460 B for web search.
     pub mean_size_bytes: u64,
-    /// `all-to-all` (default), `permutation`, `incast`, `fan-in`, `left-right`, `intra-rack`,
-    /// or a trace CSV path (see [`crate::trace`]; the Python layer also takes Parquet files and
-    /// tables, which it writes as CSV).
+    /// `all-to-all` (default), `permutation`, `self`, `incast`, `fan-in`, `left-right`,
+    /// `intra-rack`, or a trace CSV path (see [`crate::trace`]; the Python layer also takes
+    /// Parquet files and tables, which it writes as CSV).
     pub matrix: Matrix,
     /// One flow-size choice per tenant (same forms as `flow_sizes`, which they replace); flow
     /// k belongs to tenant k mod n. Empty (default): one tenant.
@@ -297,7 +303,7 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
         "matrix",
         Kind::Custom {
             types: &["string"],
-            note: "\"all-to-all\", \"permutation\", \"incast\", \"fan-in\", \"left-right\", \"intra-rack\", or a trace file path (CSV; Parquet through the Python package)",
+            note: "\"all-to-all\", \"permutation\", \"self\", \"incast\", \"fan-in\", \"left-right\", \"intra-rack\", or a trace file path (CSV; Parquet through the Python package)",
         },
         "all-to-all".into(),
     );
@@ -367,6 +373,7 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
         Some(s) => match s.to_ascii_lowercase().as_str() {
             "all-to-all" => Matrix::AllToAll,
             "permutation" => Matrix::Permutation,
+            "self" => Matrix::ToSelf,
             "incast" => Matrix::Incast,
             "fan-in" => Matrix::FanIn,
             "left-right" => Matrix::LeftRight,
@@ -378,8 +385,15 @@ pub fn resolve(w: &Section<'_>, topo: &TopologySpec) -> Result<WorkloadSpec, Spe
                 Matrix::Trace(s.to_string())
             }
             _ => {
-                let names =
-                    ["all-to-all", "permutation", "incast", "fan-in", "left-right", "intra-rack"];
+                let names = [
+                    "all-to-all",
+                    "permutation",
+                    "self",
+                    "incast",
+                    "fan-in",
+                    "left-right",
+                    "intra-rack",
+                ];
                 let hint = suggest(s, &names)
                     .map(|n| format!(" (did you mean \"{n}\"?)"))
                     .unwrap_or_default();

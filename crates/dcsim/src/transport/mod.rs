@@ -178,7 +178,10 @@ pub enum QueuePlan {
     /// One FIFO with tail drop.
     Fifo,
     /// pFabric's priority dropping and scheduling on the packets' priority numbers.
-    PriorityDrop,
+    PriorityDrop {
+        /// Ties by queue order (`pfabric.ties = "queue-order"`), else at random.
+        queue_order_ties: bool,
+    },
     /// Strict-priority FIFOs over one shared buffer, by the packets' classes.
     StrictPriority {
         /// Queues per port.
@@ -214,7 +217,7 @@ impl PortPlan {
     /// authors' simulators use their pFabric queue.
     pub fn priority_drop(spec: &Spec) -> Self {
         PortPlan {
-            queue: QueuePlan::PriorityDrop,
+            queue: QueuePlan::PriorityDrop { queue_order_ties: false },
             marking: EcnMarking::Off,
             buffer_bytes: spec.transport.port_buffer(&spec.topology),
         }

@@ -5,6 +5,9 @@
 //! tagged with the flow's remaining bytes, no fast retransmit, a fixed RTO without backoff,
 //! and retransmissions that skip packets the receiver already holds (the SACK of the ns-2
 //! agent, idealised as in the pHost authors' simulator).
+//! With `pfabric.sack_window` the window also counts the packets the receiver holds beyond
+//! the first unacknowledged one, as the pHost authors' pFabric does (`Flow::send_pending_data`
+//! in their simulator).
 //!
 //! * **MinTCP** ([`MinTcp`]): "12 packet initial window size; no fast-retransmission; no
 //!   retransmission timeout estimation, RTO is fixed" (HotNets §3). Growth is TCP's (slow start,
@@ -23,7 +26,7 @@ use super::window::{
 };
 use super::{Parts, PortPlan, Protocol, QueuePlan};
 use crate::queue::EcnMarking;
-use crate::spec::{ClassifyBy, DupAckThreshold, PriorityKey, RateControl, RtoMode, Spec};
+use crate::spec::{ClassifyBy, DupAckThreshold, PriorityKey, RateControl, RtoMode, Spec, TieBreak};
 use dcsim_engine::SimTime;
 
 /// MinTCP: TCP's growth and timeout response, nothing else (the mechanism's settings do the
@@ -95,6 +98,7 @@ pub fn pfabric_hosts(spec: &Spec, tagger: Tagger) -> WindowTransport<PfabricRate
         max_rto: rto,
         dupack: DupAckThreshold::Off,
         sack_skip: true,
+        sack_window: p.sack_window,
         probe_after,
         tagger,
     };
@@ -108,7 +112,7 @@ pub fn pfabric_ports(spec: &Spec, few_queues: bool) -> PortPlan {
     let queue = if few_queues && p.queues > 0 {
         QueuePlan::StrictPriority { queues: p.queues as usize, reserved_bytes: p.reserved_bytes }
     } else {
-        QueuePlan::PriorityDrop
+        QueuePlan::PriorityDrop { queue_order_ties: p.ties == TieBreak::QueueOrder }
     };
     PortPlan {
         queue,

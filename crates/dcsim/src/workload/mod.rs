@@ -16,7 +16,7 @@ pub use sizes::FlowSizeSampler;
 use crate::error::SpecError;
 use crate::spec::{Matrix, Spec};
 use crate::streams::Stream;
-use crate::topology::Network;
+use crate::topology::{Network, NodeKind};
 use crate::trace;
 use crate::units::{HEADER_BYTES, MSS_BYTES};
 use dcsim_engine::{Rng, SimTime};
@@ -290,6 +290,26 @@ impl Generator {
                 }
                 (
                     Source::Poisson { pairs: Pairs::Permutation(p) },
+                    1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)),
+                    w.flows,
+                )
+            }
+            // Every host its own partner, at the permutation's rate (each host link carries the
+            // load once in each direction). The flows turn at the host's switch, so there must
+            // be one.
+            Matrix::ToSelf => {
+                if let Some(h) = (0..n_hosts)
+                    .find(|&h| net.kind(net.ports[net.nic(h) as usize].peer) == NodeKind::Host)
+                {
+                    return Err(SpecError::new(
+                        "workload.matrix",
+                        format!(
+                            "\"self\" sends each host's flows through its switch and back, and host {h} is linked straight to another host: use a topology with switches (not \"pair\")"
+                        ),
+                    ));
+                }
+                (
+                    Source::Poisson { pairs: Pairs::Permutation((0..n_hosts).collect()) },
                     1.0 / (n_hosts as f64 * per_host_rate(bps, w.load, mean)),
                     w.flows,
                 )
@@ -711,6 +731,36 @@ mod tests {
         let mut seen = partner.clone();
         seen.sort();
         assert_eq!(seen, (0..144).collect::<Vec<_>>());
+    }
+
+    /// Issue 17 item 3.4: `matrix = "self"` (the pHost authors' `PermutationTM` as first
+    /// committed) sends every flow from a host to itself, every host in turn, at the
+    /// permutation's load; a topology without a switch between a host and itself is refused.
+    #[test]
+    fn self_matrix_sends_every_flow_to_its_source_at_the_permutations_load() {
+        let mut g = gen("[workload]\nmatrix = \"self\"\nflows = 200000");
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        assert!(flows.iter().all(|f| f.src == f.dst));
+        let mut srcs = vec![0u32; 144];
+        flows.iter().for_each(|f| srcs[f.src as usize] += 1);
+        assert!(srcs.iter().all(|&c| c > 1100 && c < 1700), "{srcs:?}");
+        let bytes: f64 =
+            flows.iter().map(|f| crate::units::Bytes(f.size_bytes).wire_bytes() as f64).sum();
+        let load = bytes * 8.0 / flows.last().unwrap().start.as_secs_f64() / (144.0 * 10e9);
+        assert!((load - 0.6).abs() < 0.03, "measured load {load}");
+        let spec =
+            Spec::from_toml_str("[topology]\nkind = \"pair\"\n[workload]\nmatrix = \"self\"")
+                .unwrap();
+        let factory = |_| {
+            (
+                crate::queue::PortQueue::Timeline(crate::queue::DropTail::new(1 << 20)),
+                crate::queue::EcnMarking::Off,
+            )
+        };
+        let net = crate::topology::Network::build(&spec.topology, &factory);
+        let e = Generator::new(&spec, &net).err().expect("a pair has no switch");
+        assert_eq!(e.path, "workload.matrix");
+        assert!(e.message.contains("host 0 is linked straight to another host"), "{e}");
     }
 
     #[test]

@@ -90,6 +90,7 @@ fn value(f: &Field) -> BoxedStrategy<Value> {
             1 => Just(json!("bimodal")),
             1 => Just(json!(50_000)),
             1 => Just(json!("permutation")),
+            1 => Just(json!("self")),
             1 => Just(json!("incast")),
             1 => Just(json!("fan-in")),
             1 => Just(json!("left-right")),

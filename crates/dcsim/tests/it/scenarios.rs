@@ -338,3 +338,71 @@ fn few_queue_pfabric_classifies_by_flow_size_or_by_remaining_bytes() {
         assert_eq!(fct_ps(out, 1), out.records.ideal_ps[1] + 60 * pkt);
     }
 }
+
+/// Issue 17 item 3.4: under `workload.matrix = "self"` (the pHost authors' `PermutationTM` as
+/// first committed) a flow's ACKs leave through the NIC its data is queued at. pFabric's
+/// dequeue rule (the most urgent packet's flow sends its *earliest* queued packet) then sends
+/// the flow's queued data before its own ACKs, so a flow longer than its window waits for its
+/// ACKs behind its own data, at the NIC and again at the switch port back to the host.
+#[test]
+fn a_flow_to_itself_waits_for_its_acks_behind_its_own_data() {
+    // One 13-packet flow on a 2-host star, store-and-forward, window 12. Data packet k leaves
+    // the NIC in [1200k, 1200(k+1)] ns, crosses the switch port in [1400 + 1200k, 2600 +
+    // 1200k] and reaches the host at 2800 + 1200k, whose ACK is queued at the same NIC. The
+    // NIC sends data until 14 400 (ACKs 0-9 queued by then), then ACKs 0-9 (32 ns each) and
+    // ACK 10 (at 14 800); at the switch port they queue behind data packet 11 (14 600-15 800),
+    // so ACK k reaches the sender at 16 032 + 32k. ACK 0 opens the window for packet 12: the
+    // NIC (ACK 11 in 16 000-16 032) sends it in 16 032-17 232, the switch port in 17 432-18 632,
+    // and its ACK returns in 32 + 200 + 32 + 200 ns: FCT 19 296 ns, 1632 ns above the ideal
+    // 13 × 1200 + 200 + 1200 + 200 + 464 = 17 664 ns.
+    let spec = |matrix: &str| {
+        dcsim::Spec::from_toml_str(&format!(
+            "[topology]\nkind = \"star\"\nhosts = 2\nswitching = \"store-and-forward\"\n\
+             [transport]\nprotocol = \"pfabric\"\n\
+             [workload]\nmatrix = \"{matrix}\"\narrivals = \"at-start\"\nflows = 1\nflow_sizes = 18980\n"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let out = run(spec("self"), &[]);
+    assert_eq!(out.records.ideal_ps[0], ns(17_664));
+    assert_eq!(fct_ps(&out, 0), ns(19_296));
+    assert_eq!((out.records.retransmits[0], out.records.timeouts[0]), (0, 0));
+    // To the other host the ACKs return through that host's NIC: ACK 0 is back at 3264 ns,
+    // packet 12 follows packet 11 back to back, and the flow takes exactly its ideal time.
+    let out = run(spec("permutation"), &[]);
+    assert_eq!(fct_ps(&out, 0), out.records.ideal_ps[0]);
+    assert_eq!(out.records.ideal_ps[0], ns(17_664));
+}
+
+/// Issue 17 item 3.4: `pfabric.sack_window` (the pHost authors' pFabric window, cwnd plus
+/// the packets the receiver holds beyond the first unacknowledged one) lets a flow with a
+/// hole go on sending until its timeout.
+#[test]
+fn pfabric_sack_window_keeps_a_flow_with_a_hole_sending() {
+    // 8 packets over one link, window 4, fixed RTO 40 µs; packet 0 is lost at the source.
+    // Packets 1-3 go out in [0, 3600] ns and their duplicate ACKs return at 1632, 2832 and
+    // 4032 ns. Without `sack_window` the window (packets 0-3) is spent: the timeout at 40 µs
+    // resends packet 0 (window 1), whose ACK (cumulative 4, at 41 632) opens the window to
+    // min(1 + 4, 4) = 4, and packets 4-7 go out back to back in [41 632, 46 432]; the ACK of
+    // packet 7 returns at 46 864 ns.
+    let toml = |sack_window: bool| {
+        format!(
+            "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\n\
+             rto_us = 40\ninitial_window_pkts = 4\nmax_window_pkts = 4\nprobe_after_timeouts = 0\n\
+             sack_window = {sack_window}\n"
+        )
+    };
+    let loss = LossRule { flow: 0, seq: 0, kind: PacketKind::DATA, hop: 0, count: 1 };
+    let out = run(spec_with_trace(&toml(false), &["0,0,1,11680,0"]), &[loss]);
+    assert_eq!(fct_ps(&out, 0), ns(46_864));
+    assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (1, 1));
+    // With it each duplicate ACK reports one more packet held and admits one more: packets
+    // 4, 5, 6 on the ACKs of 1, 2, 3 and packet 7 on the ACK of 4 (at 5232 ns) go out in
+    // [3600, 8400]. The timeout at 40 µs (not moved: no new cumulative ACK) finds a window of
+    // 1 + 7, resends packet 0 only (1-7 are held), and its ACK acknowledges all 8 at
+    // 40 000 + 1632 ns.
+    let out = run(spec_with_trace(&toml(true), &["0,0,1,11680,0"]), &[loss]);
+    assert_eq!(fct_ps(&out, 0), ns(41_632));
+    assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (1, 1));
+    assert_eq!(out.records.packets_sent[0], 9);
+}

@@ -77,6 +77,10 @@ pub struct WindowParams {
     /// Retransmissions skip packets the receiver already holds (SACK, idealised: the sender
     /// reads the receiver's state, as the pHost authors' simulator does).
     pub sack_skip: bool,
+    /// The window also admits one packet per packet the receiver holds beyond the first
+    /// unacknowledged one, as the latest ACK reports them (the pHost authors' pFabric:
+    /// window = cwnd · MSS + SACKed bytes, `Flow::send_pending_data`).
+    pub sack_window: bool,
     /// Enter probe mode after this many consecutive timeouts (0 = never): send only a
     /// 1-byte probe per RTO until an ACK arrives (MinTCP: pFabric HotNets'12 §3 and the
     /// authors' ns-2 agent's `prob_cap_`).
@@ -96,6 +100,7 @@ impl WindowParams {
             max_rto: SimTime::from_us_f64(t.max_rto_us),
             dupack: t.dupack_threshold,
             sack_skip: t.sack,
+            sack_window: false,
             probe_after: t.probe_after_timeouts,
             tagger: Tagger::PLAIN,
         }
@@ -141,9 +146,14 @@ struct Flow<C> {
     /// everything the window allows already at the receiver, with no timer pending.
     stall_una: u32,
     stall_at: SimTime,
+    /// Packets beyond `snd_una` the receiver holds, as the latest ACK reported them (read
+    /// with `sack_window`).
+    sacked: u32,
     // receiver
     rcv_nxt: u32,
     received: SeqSet,
+    /// Distinct data packets received: those beyond `rcv_nxt` number `n_received - rcv_nxt`.
+    n_received: u32,
     // statistics
     retransmits: u32,
     timeouts: u32,
@@ -195,8 +205,10 @@ impl<C: CongestionControl> Flow<C> {
             held: false,
             stall_una: u32::MAX,
             stall_at: SimTime::MAX,
+            sacked: 0,
             rcv_nxt: 0,
             received,
+            n_received: 0,
             retransmits: 0,
             timeouts: 0,
             packets_sent: 0,
@@ -337,7 +349,7 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
         }
         match p.kind {
             PacketKind::DATA | PROBE => {
-                on_data(fl, &p, fab);
+                on_data(&self.params, fl, &p, fab);
                 None
             }
             PacketKind::ACK => {
@@ -494,7 +506,10 @@ fn pump<C: CongestionControl>(
         return;
     }
     // The window may exceed max_window only while inflated during NewReno recovery.
-    let wnd = (fl.win.cwnd.floor() as u32).max(1);
+    let mut wnd = (fl.win.cwnd.floor() as u32).max(1);
+    if params.sack_window {
+        wnd = wnd.saturating_add(fl.sacked);
+    }
     let mut sent = false;
     while fl.snd_nxt < fl.n_pkts && fl.snd_nxt < fl.snd_una.saturating_add(wnd) {
         let seq = fl.snd_nxt;
@@ -564,15 +579,24 @@ fn send_probe<C: CongestionControl>(slot: u32, fl: &mut Flow<C>, fab: &mut Fabri
     fab.inject(fl.src, p);
 }
 
-fn on_data<C: CongestionControl>(fl: &mut Flow<C>, p: &Packet, fab: &mut Fabric) {
+fn on_data<C: CongestionControl>(
+    params: &WindowParams,
+    fl: &mut Flow<C>,
+    p: &Packet,
+    fab: &mut Fabric,
+) {
     let seq = p.seq;
     if p.kind == PacketKind::DATA && seq >= fl.rcv_nxt && fl.received.insert(seq) {
+        fl.n_received += 1;
         while fl.rcv_nxt < fl.n_pkts && fl.received.contains(fl.rcv_nxt) {
             fl.rcv_nxt += 1;
         }
     }
+    // With `sack_window` the ACK reports how many packets beyond it the receiver holds.
+    let sacked = if params.sack_window { fl.n_received - fl.rcv_nxt } else { 0 };
     let ack = Packet {
         ecn: if p.ecn & ecn::CE != 0 { ecn::ECE } else { 0 },
+        header: [sacked, 0],
         // The data packet's send time, echoed for the sender's RTT sample.
         ..Packet::new(
             PacketKind::ACK,
@@ -601,6 +625,9 @@ fn on_ack<C: CongestionControl>(
     let ece = p.ecn & ecn::ECE != 0;
     // Any ACK ends a run of timeouts and probe mode (the ns-2 agent of the pFabric patch).
     fl.consecutive_timeouts = 0;
+    if params.sack_window {
+        fl.sacked = p.header[0]; // every ACK, duplicates included, as the authors' code
+    }
     if fl.probing {
         fl.probing = false;
         fl.rto_deadline = now + rto(params, fl);
