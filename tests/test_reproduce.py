@@ -166,17 +166,33 @@ def test_every_reproduction_plans_the_recorded_runs():
         assert (path is None) == (not scales), name
         for scale, want in scales.items():
             p = plan(path, scale=scale, warn=False)
-            first = p.seeds[0] if p.seeds else None
-            digests = sorted(
-                _run_digest(r.spec.identity()) for r in p.runs if first is None or r.params["seed"] == first
-            )
-            got = {
-                "runs": len(digests),
-                "digest": hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16],
-                "seeds": p.seeds or [],
-                "total": len(p.runs),
-            }
+            got = {**_first_seed_runs(p, p.runs), "seeds": p.seeds or [], "total": len(p.runs)}
             assert got == want, f"{name} at {scale} scale plans other runs than recorded"
+
+
+def _first_seed_runs(p, runs) -> dict:
+    """How many of `runs` (runs of plan `p`) have the plan's first seed, and the digest of
+    their identities (every run when the plan lists no seeds)."""
+    first = p.seeds[0] if p.seeds else None
+    digests = sorted(_run_digest(r.spec.identity()) for r in runs if first is None or r.params["seed"] == first)
+    return {"runs": len(digests), "digest": hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]}
+
+
+def test_fig9_permutation_keeps_its_derangement_runs():
+    """Issue 17 item 3.4: adding the pHost authors' first matrix ("self") to pHost Fig. 9's
+    permutation sweep kept the derangement's runs exactly those the sweep planned before (its
+    recorded first-seed digests), so no earlier result changes; "self" adds as many again."""
+    from dcsim import reproduce as rep
+    from dcsim.sweep import plan
+
+    before = {"quick": "2e99a5c8515fb93c", "paper": "d2898b00f39692e9"}
+    for scale, digest in before.items():
+        p = plan(rep.sweep_path("phost-fig9-permutation"), scale=scale, warn=False)
+        by_matrix = {
+            m: [r for r in p.runs if r.spec.identity()["workload"]["matrix"] == m] for m in ("permutation", "self")
+        }
+        assert _first_seed_runs(p, by_matrix["permutation"]) == {"runs": 33, "digest": digest}, scale
+        assert len(by_matrix["self"]) == len(by_matrix["permutation"]) == len(p.runs) // 2, scale
 
 
 def test_every_reproduction_runs_three_seeds_at_quick_scale():
