@@ -215,6 +215,22 @@ def test_every_reproduction_runs_three_seeds_at_quick_scale():
         assert min(len(s) for s in per_point.values()) >= 3, name
 
 
+def test_a_figure_says_its_scale_under_it():
+    """A quick-scale figure never passes for a paper-scale one (the brief: "a plot never looks like
+    a paper-scale result when it is not"): the line under it names the scale and the flows per
+    run, from the sweep's own scale settings; a figure whose runs are the same at both scales
+    (PIAS Fig. 3's fixed trace) or that has no sweep says nothing about scale."""
+    from dcsim import reproduce as rep
+
+    path = rep.sweep_path(NAME)
+    assert rep.scale_caption(path, "quick") == "quick scale: 2,000 flows per run (paper scale: 100,000)"
+    assert rep.scale_caption(path, "paper") == "paper scale: 100,000 flows per run"
+    fig3 = rep.sweep_path("phost-fig3")
+    assert rep.scale_caption(fig3, "quick") == "quick scale: 1,000-20,000 flows per run (paper scale: 100,000)"
+    assert rep.scale_caption(rep.sweep_path("pias-fig3"), "quick") == ""
+    assert rep.scale_caption(None, "quick") == ""
+
+
 def test_gallery_is_what_the_committed_figure_data_gives(tmp_path):
     """docs/figures.md is `dcsim gallery --refresh` of the committed docs/figures/: for every
     reproduction (and its paper-scale run, where committed) the comparison that its figure

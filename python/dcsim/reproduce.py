@@ -447,10 +447,33 @@ def reproduce(
         write_data_csv(seeds_csv, fd.per_seed, produced)
     elif seeds_csv.exists():
         seeds_csv.unlink()
-    with dplot.caption(fd.caption()):
+    note = "; ".join(t for t in (scale_caption(spec_path, scale), fd.caption()) if t)
+    with dplot.caption(note):
         mod.plot(fd.plot_frame(), out / "figure.png")
     (out / "comparison.md").write_text(comparison(name, fd.by_seed(), scale, mod, produced))
     return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
+
+
+def scale_caption(spec_path: Path | None, scale: str) -> str:
+    """The scale of a figure's runs, for the line under it, so that a quick-scale figure never
+    passes for a paper-scale one: ``quick scale: 2,000 flows per run (paper scale: 100,000)``.
+    Empty for a figure without a sweep, or whose runs are the same at either scale."""
+    if spec_path is None:
+        return ""
+
+    def flows(at: str) -> list[int]:
+        runs = plan(spec_path, scale=at, warn=False).runs
+        return sorted({int(r.spec.get("workload.flows") or 0) for r in runs})
+
+    def span(counts: list[int]) -> str:
+        return f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,}-{counts[-1]:,}"
+
+    mine, paper = flows(scale), flows("paper")
+    if mine == paper and flows("quick") == paper:
+        return ""
+    if scale == "paper":
+        return f"paper scale: {span(mine)} flows per run"
+    return f"{scale} scale: {span(mine)} flows per run (paper scale: {span(paper)})"
 
 
 def model_commit() -> str:
