@@ -101,6 +101,23 @@ def test_aggregate_by_point_on_a_hand_made_table():
     assert math.isnan(r.loc[0.8, "x_ci95"]) and math.isnan(r.loc[0.8, "x_std"])
 
 
+def test_aggregate_groups_a_list_valued_axis():
+    """A sweep over a list-valued field (PIAS Fig. 12's `pias.thresholds`, one list per load)
+    aggregates by point, and each row keeps its own list; grouping by the lists themselves made
+    `dcsim sweep` end with a traceback (unhashable list) after every run had finished."""
+    frame = pd.DataFrame(
+        {
+            "pias.thresholds": [[1, 2], [1, 2], [3, 4], [3, 4]],
+            "load": [0.5, 0.5, 0.8, 0.8],
+            "seed": [1, 2, 1, 2],
+            "x": [1.0, 3.0, 5.0, 9.0],
+        }
+    )
+    a = aggregate(frame, ["pias.thresholds", "load"])
+    assert a["pias.thresholds"].tolist() == [[1, 2], [3, 4]]
+    assert a["x_mean"].tolist() == [2.0, 7.0] and a["n_seeds"].tolist() == [2, 2]
+
+
 def _plan(tmp_path, sweep: str, seed: int = 1, **kw):
     return plan(write(tmp_path, f"seed = {seed}\n{SMALL}[sweep]\n{sweep}"), warn=False, **kw)
 

@@ -89,6 +89,11 @@ def seeds(base: int, replicates: int) -> list[int]:
     return [base + i for i in range(replicates)]
 
 
+def _hashable(v: Any) -> Any:
+    """`v` with every list made a tuple, to group by."""
+    return tuple(_hashable(x) for x in v) if isinstance(v, list) else v
+
+
 #: The suffixes of an aggregated table's columns, per metric.
 SUFFIXES = ("_mean", "_std", "_n", "_ci95")
 
@@ -115,10 +120,14 @@ def aggregate(
             for c in frame.columns
             if c not in by and c != seed and pd.api.types.is_numeric_dtype(frame[c]) and frame[c].dtype != bool
         ]
+    # A list-valued axis (`pias.thresholds = [[...], [...]]`) is grouped by a tuple of its
+    # values (pandas cannot hash a list); each row keeps the point's own values.
+    listed = [c for c in by if frame[c].map(lambda v: isinstance(v, list)).any()]
+    keyed = frame.assign(**{c: frame[c].map(_hashable) for c in listed}) if listed else frame
     rows = []
-    for key, group in frame.groupby(by, sort=False, dropna=False, observed=True) if by else [((), frame)]:
-        key = key if isinstance(key, tuple) else (key,)
-        row: dict[str, Any] = dict(zip(by, key))
+    for _, group in keyed.groupby(by, sort=False, dropna=False, observed=True) if by else [((), frame)]:
+        first = frame.loc[group.index[0]]
+        row: dict[str, Any] = {c: first[c] for c in by}
         row["n_seeds"] = len(group)
         for m in metrics:
             e = Estimate.of(group[m])
