@@ -49,4 +49,9 @@ def compare(d: pd.DataFrame) -> dict[str, Any]:
             for ld in sorted(d.load.unique())
         ]
         ours[f"{what} average FCT, PIAS / DCTCP, range over loads"] = (min(r), max(r))
+        r = [
+            pi.value(d, "websearch", "PIAS without ECN", ld, col) / pi.value(d, "websearch", "DCTCP", ld, col)
+            for ld in sorted(d.load.unique())
+        ]
+        ours[f"{what} average FCT, PIAS without ECN / DCTCP, range over loads"] = (min(r), max(r))
     return ours
