@@ -3,12 +3,15 @@
 //! `stop_when = "n-finished"` the `flows`-th completion). Long-lived flows
 //! (`workload.long_lived_flows`) run beside the run's flows from time 0 and never end it.
 
+mod partitioned;
+
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric, FlowMeter};
 use crate::metrics::{
     ideal_fct, path_hops, summarize, FlowRecords, Hop, PacketTrace, PacketTracer, PortDescription,
     PortSampler, PortSamples, RunCounters, Summary, Timeseries,
 };
+use crate::partition::PartitionMap;
 use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
 use crate::spec::{LoadBalancing, Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
@@ -87,6 +90,18 @@ pub struct Simulation {
     timeseries: Timeseries,
     /// Port samples (`output.ports_sample_us`), if on.
     port_sampler: Option<PortSampler>,
+    /// The fabric's partitions ([`crate::partition`]): one unless the protocol runs
+    /// partitioned and the topology divides.
+    partitions: PartitionMap,
+    /// One network replica per partition (none with one partition).
+    replicas: Vec<Network>,
+    /// Threads to run the partitions on.
+    threads: usize,
+}
+
+/// The cores available to this process (1 if unknown): the default thread count.
+pub fn available_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 impl Simulation {
@@ -114,6 +129,17 @@ impl Simulation {
             (queue, plan.marking)
         };
         let net = Network::build_with_service_hosts(&spec.topology, parts.service_hosts, &factory);
+        let partitions =
+            if parts.model == Model::Packets && spec.transport.protocol.runs_partitioned() {
+                PartitionMap::of(&spec.topology, &net)
+            } else {
+                PartitionMap::single(net.n_nodes())
+            };
+        let replicas = if partitions.count > 1 {
+            (0..partitions.count).map(|_| net.replica(&factory)).collect()
+        } else {
+            Vec::new()
+        };
         let workload = Generator::new(&spec, &net)?;
         check_recording_sizes(&spec, &net, &workload, parts.model)?;
         let mut fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
@@ -147,14 +173,35 @@ impl Simulation {
             at_last_arrival: None,
             timeseries: Timeseries::default(),
             port_sampler,
+            partitions,
+            replicas,
+            threads: 1,
             spec,
         })
     }
 
-    /// Adds a scripted loss (see [`crate::fabric::LossRule`]).
+    /// Adds a scripted loss (see [`crate::fabric::LossRule`]). A run with scripted losses is
+    /// one partition (a rule counts its drops across the whole fabric).
     pub fn with_loss(mut self, rule: crate::fabric::LossRule) -> Self {
         self.fab.add_loss(rule);
+        self.partitions = PartitionMap::single(self.fab.net.n_nodes());
+        self.replicas.clear();
         self
+    }
+
+    /// Runs the partitions on `threads` threads (at least 1; at most one per partition is
+    /// used). The results are the same for every thread count. The default is 1: a program
+    /// running several simulations at once (a test suite, a sweep) would otherwise have more
+    /// spinning threads than cores; `dcsim run` and `dcsim.run` default to
+    /// [`available_threads`].
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// The fabric's partitions for this run ([`crate::partition`]).
+    pub fn partitions(&self) -> &PartitionMap {
+        &self.partitions
     }
 
     /// The resolved spec.
@@ -192,15 +239,22 @@ impl Simulation {
         }
     }
 
-    fn start_next_flow(&mut self) {
-        let mut f = self.next.take().expect("a NextFlow event always has a flow");
+    /// Admits flow `f` to the run: its record (with its ideal FCT, and its deadline no
+    /// earlier than the floor), its packets counted as arrived.
+    fn admit(&mut self, mut f: FlowArrival) -> FlowArrival {
         let ideal = self.ideal_fct(f.src, f.dst, f.size_bytes);
         self.floor_deadline(&mut f, ideal);
         self.records.push(&f, ideal);
         self.arrived_packets += crate::units::Bytes(f.size_bytes).packets() as u64;
+        self.first_arrival.get_or_insert(f.start);
+        f
+    }
+
+    fn start_next_flow(&mut self) {
+        let f = self.next.take().expect("a NextFlow event always has a flow");
+        let f = self.admit(f);
         self.transport.start_flow(&f, &mut self.fab);
         let now = self.fab.now();
-        self.first_arrival.get_or_insert(now);
         self.schedule_next_arrival();
         if self.next.is_none() {
             self.at_last_arrival = Some((now, self.run_bytes_delivered()));
@@ -237,8 +291,12 @@ impl Simulation {
     }
 
     fn record(&mut self, c: Completion) {
+        self.record_at(self.fab.now(), c);
+    }
+
+    /// Flow `c.flow` finished at `now`.
+    fn record_at(&mut self, now: SimTime, c: Completion) {
         let i = c.flow as usize;
-        let now = self.fab.now();
         let r = &mut self.records;
         r.finish_ps[i] = now.as_ps();
         r.retransmits[i] = c.retransmits;
@@ -342,6 +400,10 @@ impl Simulation {
         if self.model == Model::FlowLevelSrpt {
             return Ok(self.run_flow_level(wall));
         }
+        if self.partitions.count > 1 {
+            let threads = self.threads;
+            return partitioned::run(self, threads, progress);
+        }
         let n_hosts = self.fab.net.n_hosts();
         let total = self.workload.total();
         // The long-lived flows start at time 0, before any flow of the run.
@@ -439,7 +501,7 @@ impl Simulation {
             return Err(RunError::Horizon { open });
         }
         let wall_seconds = wall.elapsed().as_secs_f64();
-        let conservation_error = self.conservation_error();
+        let conservation_error = check_conservation(&self.fab);
         debug_assert_eq!(conservation_error, 0, "packets were lost or invented");
         // Invariant: without a time limit a run ends only when every flow has finished; a
         // flow still open when the events ran out is stuck for good.
@@ -550,22 +612,21 @@ impl Simulation {
         ts.flows_done.push(self.completed);
         true
     }
+}
 
-    /// created − (delivered + dropped + queued + on a wire): zero when every packet is
-    /// accounted for.
-    fn conservation_error(&self) -> i64 {
-        let fab = &self.fab;
-        let on_wire =
-            fab.sched.pending_events().filter(|e| matches!(e, Event::Arrive(..))).count() as u64;
-        let queued = fab.packets_queued();
-        let alive = fab.pool.live() as u64;
-        let c = fab.counters;
-        let accounted = c.delivered + c.dropped + queued + on_wire;
-        if alive != queued + on_wire {
-            return i64::MAX; // the pool disagrees with the queues and wires
-        }
-        c.created as i64 - accounted as i64
+/// created + received − (delivered + dropped + queued + on a wire + sent away) of one fabric (a
+/// partition's, in a partitioned run): zero when every packet is accounted for.
+fn check_conservation(fab: &Fabric) -> i64 {
+    let on_wire =
+        fab.sched.pending_events().filter(|e| matches!(e, Event::Arrive(..))).count() as u64;
+    let queued = fab.packets_queued();
+    let alive = fab.pool.live() as u64;
+    let c = fab.counters;
+    let accounted = c.delivered + c.dropped + queued + on_wire + c.sent_away;
+    if alive != queued + on_wire {
+        return i64::MAX; // the pool disagrees with the queues and wires
     }
+    (c.created + c.received) as i64 - accounted as i64
 }
 
 /// When the sampled recordings (the time series, the port samples) are next due; a recording

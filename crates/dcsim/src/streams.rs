@@ -21,9 +21,9 @@ pub enum Stream {
     Queries = 6,
     /// The long-lived flows' host pairs (`workload.long_lived_flows`).
     LongLivedFlows = 7,
-    /// Load balancing (spraying, ECMP hashing).
+    /// Load balancing (spraying, ECMP hashing): one stream per switch ([`Stream::rng_of`]).
     LoadBalancer = 10,
-    /// Queue tie-breaks.
+    /// Queue tie-breaks: one stream per port ([`Stream::rng_of`]).
     QueueTieBreaks = 11,
 }
 
@@ -31,5 +31,15 @@ impl Stream {
     /// This stream of `seed`.
     pub fn rng(self, seed: u64) -> Rng {
         Rng::stream(seed, self as u64)
+    }
+
+    /// This stream's sub-stream for element `index` (a switch, a port) of `seed`.
+    ///
+    /// Per-element streams make a draw depend only on that element's own history, never on
+    /// the order in which events at other elements ran: what lets a partitioned run (see
+    /// [`crate::partition`]) give the same numbers however its partitions are scheduled.
+    /// Element streams occupy ids above 2³², apart from the component streams.
+    pub fn rng_of(self, seed: u64, index: u32) -> Rng {
+        Rng::stream(seed, (index as u64 + 1) << 32 | self as u64)
     }
 }

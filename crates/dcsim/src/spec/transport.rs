@@ -11,7 +11,7 @@ use serde_json::Value;
 /// registry's list ([`crate::protocols`]).
 macro_rules! protocol_choice {
     ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,
-        sections [$($section:literal),*], window $window:literal,)+) => {
+        sections [$($section:literal),*], window $window:literal, partitioned $partitioned:literal,)+) => {
         crate::choice! {
             /// Protocols: the registry's list ([`crate::protocols`]).
             pub enum Protocol {
@@ -31,6 +31,13 @@ macro_rules! protocol_choice {
             /// ([`WINDOW_FIELDS`]).
             pub fn reads_window_fields(self) -> bool {
                 match self { $(Protocol::$variant => $window,)+ }
+            }
+
+            /// Whether its runs can be partitioned: its hosts (and any arbiter) share no state
+            /// except through packets ([`crate::partition`]). A protocol that cannot runs as
+            /// one partition, on one thread.
+            pub fn runs_partitioned(self) -> bool {
+                match self { $(Protocol::$variant => $partitioned,)+ }
             }
         }
     };

@@ -15,6 +15,7 @@ mod star;
 
 use crate::queue::{EcnMarking, HopKind, Port, PortQueue};
 use crate::spec::{LoadBalancing, TopologyKind, TopologySpec};
+use crate::streams::Stream;
 use crate::units::BitRate;
 use dcsim_engine::{Rng, SimTime};
 
@@ -148,7 +149,7 @@ impl Builder {
                 a[0]
             })
             .collect();
-        let routes = Routes::compute(n_hosts, &adjacency, &ports);
+        let routes = std::sync::Arc::new(Routes::compute(n_hosts, &adjacency, &ports));
         Network {
             kinds: self.kinds,
             ports,
@@ -235,8 +236,8 @@ pub struct Network {
     host_nic: Vec<u32>,
     n_hosts: u32,
     rack_of_host: Vec<u32>,
-    /// Equal-cost next hops.
-    pub routes: Routes,
+    /// Equal-cost next hops (shared by the replicas of a partitioned run).
+    pub routes: std::sync::Arc<Routes>,
     /// Cut-through switching (the next switch sees a packet once its header is in).
     pub cut_through: bool,
 }
@@ -278,6 +279,39 @@ impl Network {
             b.attach_extra_hosts(spec);
         }
         b.finish(spec, factory)
+    }
+
+    /// A copy with every queue empty, built by `factory`, and the same routes (shared): one
+    /// partition's fabric in a partitioned run.
+    pub fn replica(&self, factory: &QueueFactory<'_>) -> Network {
+        let ports = self
+            .ports
+            .iter()
+            .map(|p| {
+                let (queue, marking) = factory(PortInfo { hop: p.hop, rate: p.rate });
+                Port::new(
+                    p.owner,
+                    p.peer,
+                    p.peer_is_host,
+                    self.cut_through,
+                    p.rate,
+                    p.delay,
+                    p.hop,
+                    queue,
+                    marking,
+                )
+            })
+            .collect();
+        Network {
+            kinds: self.kinds.clone(),
+            ports,
+            adjacency: self.adjacency.clone(),
+            host_nic: self.host_nic.clone(),
+            n_hosts: self.n_hosts,
+            rack_of_host: self.rack_of_host.clone(),
+            routes: std::sync::Arc::clone(&self.routes),
+            cut_through: self.cut_through,
+        }
     }
 
     /// Number of hosts.
@@ -431,16 +465,21 @@ impl Network {
 pub struct Balancer {
     mode: LoadBalancing,
     rr: Vec<u32>,
-    rng: Rng,
+    /// One random stream per node (random spraying), so a switch's draws depend on its own
+    /// packets only, not on the order events at other switches ran.
+    rngs: Vec<Rng>,
     n_hosts: u32,
 }
 
 impl Balancer {
     /// State for `n_nodes` nodes; round-robin counters start at random values, as the pHost
-    /// authors' simulator does, so switches are not synchronised.
-    pub fn new(mode: LoadBalancing, n_hosts: u32, n_nodes: u32, mut rng: Rng) -> Self {
-        let rr = (0..n_nodes).map(|_| rng.next_u64() as u32).collect();
-        Balancer { mode, rr, rng, n_hosts }
+    /// authors' simulator does, so switches are not synchronised. Each node draws from its own
+    /// sub-stream of `seed` ([`Stream::rng_of`]).
+    pub fn new(mode: LoadBalancing, n_hosts: u32, n_nodes: u32, seed: u64) -> Self {
+        let mut rngs: Vec<Rng> =
+            (0..n_nodes).map(|n| Stream::LoadBalancer.rng_of(seed, n)).collect();
+        let rr = rngs.iter_mut().map(|r| r.next_u64() as u32).collect();
+        Balancer { mode, rr, rngs, n_hosts }
     }
 
     /// Picks one of `choices` at switch `node` for a packet of flow `flow`.
@@ -457,7 +496,7 @@ impl Balancer {
                 *c = c.wrapping_add(1);
                 *c as usize % n
             }
-            LoadBalancing::SprayRandom => self.rng.below(n as u64) as usize,
+            LoadBalancing::SprayRandom => self.rngs[node as usize].below(n as u64) as usize,
             LoadBalancing::Ecmp => ecmp_index(node, flow, self.n_hosts, n),
         };
         choices[i]
@@ -490,8 +529,7 @@ mod tests {
     #[test]
     fn ecmp_ports_are_the_ports_the_balancer_picks() {
         let n = net("fat-tree", "k = 4\nload_balancing = \"ecmp\"");
-        let rng = crate::streams::Stream::LoadBalancer.rng(1);
-        let mut b = Balancer::new(LoadBalancing::Ecmp, n.n_hosts(), n.n_nodes(), rng);
+        let mut b = Balancer::new(LoadBalancing::Ecmp, n.n_hosts(), n.n_nodes(), 1);
         let mut distinct = std::collections::BTreeSet::new();
         for flow in 0..64 {
             let (src, dst) = (flow % 16, 15 - flow % 16);
@@ -586,12 +624,12 @@ mod tests {
     #[test]
     fn spraying_round_robins_and_ecmp_pins_a_flow() {
         let choices = [10, 11, 12, 13];
-        let mut b = Balancer::new(LoadBalancing::Spray, 4, 8, Rng::new(1));
+        let mut b = Balancer::new(LoadBalancing::Spray, 4, 8, 1);
         let picks: Vec<u32> = (0..8).map(|_| b.pick(5, 0, &choices)).collect();
         for w in picks.windows(2) {
             assert_eq!((w[0] - 10 + 1) % 4, w[1] - 10);
         }
-        let mut e = Balancer::new(LoadBalancing::Ecmp, 4, 8, Rng::new(1));
+        let mut e = Balancer::new(LoadBalancing::Ecmp, 4, 8, 1);
         let first = e.pick(5, 77, &choices);
         assert!((0..20).all(|_| e.pick(5, 77, &choices) == first));
         let spread: std::collections::HashSet<u32> =

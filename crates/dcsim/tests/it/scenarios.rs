@@ -227,26 +227,24 @@ fn mintcp_times_out_on_a_fixed_rto_then_probes() {
 
 #[test]
 fn a_flow_whose_acks_are_all_lost_does_not_stall() {
-    // One packet over one link, its ACK lost. The receiver holds the packet, so the timeout
-    // at 40 µs finds nothing to resend (the idealised SACK skips it) and waits one RTO for
-    // the ACK; none has come by 80 µs, so the flow times out again and resends packet 0
-    // itself. The duplicate draws a fresh ACK: 80 000 + 1200 + 200 + 32 + 200 ns.
+    // One packet over one link, its ACK lost. The sender learns what the receiver holds only
+    // from ACKs (SACK carried in them, never by reading the receiver), so the timeout at 40 µs
+    // resends packet 0, and the duplicate draws a fresh ACK: 40 000 + 1200 + 200 + 32 + 200 ns.
     let ack_lost = LossRule { flow: 0, seq: 1, kind: PacketKind::ACK, hop: 0, count: 1 };
     let spec = spec_with_trace(
         "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto_us = 40\n",
         &["0,0,1,1460,0"],
     );
     let out = run_both_port_paths(spec, &[ack_lost]);
-    assert_eq!(fct_ps(&out, 0), ns(80_000 + 1632));
-    assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (2, 1));
-    // TCP with SACK and an adaptive RTO: timeout at the 200 µs minimum, backed off to 400 µs
-    // for the check, resend at 600 µs.
+    assert_eq!(fct_ps(&out, 0), ns(40_000 + 1632));
+    assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (1, 1));
+    // TCP with SACK and an adaptive RTO: timeout and resend at the 200 µs minimum.
     let spec = spec_with_trace(
         "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\nsack = true\nmin_rto_us = 200\n",
         &["0,0,1,1460,0"],
     );
     let out = run_both_port_paths(spec, &[ack_lost]);
-    assert_eq!(fct_ps(&out, 0), ns(600_000 + 1632));
+    assert_eq!(fct_ps(&out, 0), ns(200_000 + 1632));
     // When the ACK is only late, not lost, nothing is resent: ten packets, the ACKs of the
     // last three lost; the ACK of packet 9 is a cumulative ACK for all of them.
     let spec = spec_with_trace(

@@ -20,15 +20,23 @@
 //! re-arms itself the same way; one that fires at the deadline is the timeout — exactly when
 //! a timer reset on every ACK would fire.
 //!
-//! With SACK the sender skips packets the receiver already holds, read from the receiver's
-//! state (the idealised SACK of the pHost authors' simulator). A real SACK never covers the
-//! first unacknowledged packet, so this can see what a real sender cannot: every packet its
-//! window allows (after a go-back-N, or after an ACK that moved the window) may already be at
-//! the receiver with only the ACKs on their way, and then nothing is sent and no timer runs.
-//! The flow waits one RTO for those ACKs (a stall check); if none has moved `snd_una` by then
-//! (they were lost), it times out and resends `snd_una` itself, as a real sender's RTO does,
-//! and that duplicate draws a fresh cumulative ACK. Without this a flow whose ACKs were all
-//! lost would stall for good.
+//! With SACK the sender skips packets the receiver is known to hold: every ACK also names the
+//! data packet that drew it (a one-block selective acknowledgement in the first header word),
+//! and the sender keeps the set of packets so acknowledged. The sender learns only through
+//! packets, never by reading the receiver's state, so the two ends can live in different
+//! partitions of a partitioned run ([`crate::partition`]). Every packet its window allows
+//! (after a go-back-N, or after an ACK that moved the window) may already be selectively
+//! acknowledged, and then nothing is sent and no timer runs. The flow waits one RTO for the
+//! cumulative ACK (a stall check); if none has moved `snd_una` by then (they were lost), it
+//! times out and resends `snd_una` itself, as a real sender's RTO does, and that duplicate
+//! draws a fresh cumulative ACK. Without this a flow whose ACKs were all lost would stall for
+//! good.
+//!
+//! The two ends keep separate state: the sender's flow table (slots) and the receiver's
+//! table, indexed by the slot the packets carry. In a partitioned run each partition's
+//! transport numbers its slots in its own residue class (`slot ≡ partition index`, modulo the
+//! partition count), so a slot names one open flow in the whole run, and a receiver's entry is
+//! overwritten only by a later flow (flow ids grow with arrival time).
 
 pub mod policy;
 pub mod tagging;
@@ -141,9 +149,10 @@ struct Flow<C> {
     /// everything the window allows already at the receiver, with no timer pending.
     stall_una: u32,
     stall_at: SimTime,
-    // receiver
-    rcv_nxt: u32,
-    received: SeqSet,
+    /// Packets the receiver is known to hold (selectively acknowledged).
+    sacked: SeqSet,
+    /// The slot its packets carry (this table's index in the partition's slot numbering).
+    wire_slot: u32,
     // statistics
     retransmits: u32,
     timeouts: u32,
@@ -164,8 +173,8 @@ impl<C: CongestionControl> Flow<C> {
         }
     }
 
-    /// An idle flow state (slot generation `gen`, receive bitmap storage `received`).
-    fn fresh(cc: C, gen: u32, received: SeqSet) -> Self {
+    /// An idle flow state (slot generation `gen`, acknowledgement bitmap storage `sacked`).
+    fn fresh(cc: C, gen: u32, sacked: SeqSet) -> Self {
         Flow {
             id: 0,
             active: false,
@@ -195,8 +204,8 @@ impl<C: CongestionControl> Flow<C> {
             held: false,
             stall_una: u32::MAX,
             stall_at: SimTime::MAX,
-            rcv_nxt: 0,
-            received,
+            sacked,
+            wire_slot: 0,
             retransmits: 0,
             timeouts: 0,
             packets_sent: 0,
@@ -204,19 +213,55 @@ impl<C: CongestionControl> Flow<C> {
     }
 }
 
-/// The flow table and the mechanism, with policy `C` (statically dispatched).
+/// The receiving end of a flow: what has arrived.
+#[derive(Debug, Default)]
+struct Receiver {
+    /// The flow (`u32::MAX`: none yet).
+    id: u32,
+    /// The next packet expected in order.
+    rcv_nxt: u32,
+    received: SeqSet,
+}
+
+/// The flow tables (senders and receivers) and the mechanism, with policy `C` (statically
+/// dispatched).
 #[derive(Debug)]
 pub struct WindowTransport<C> {
     params: WindowParams,
     template: C,
     flows: Vec<Flow<C>>,
     free: Vec<u32>,
+    /// Receivers, indexed by the slot the flow's packets carry.
+    receivers: Vec<Receiver>,
+    /// Slot numbering: table index `i` is slot `i · slot_stride + slot_offset` on the wire
+    /// (the partition count and index in a partitioned run; 1 and 0 otherwise).
+    slot_stride: u32,
+    slot_offset: u32,
 }
 
 impl<C: CongestionControl> WindowTransport<C> {
     /// A transport whose flows start with a clone of `template` as their policy.
     pub fn new(params: WindowParams, template: C) -> Self {
-        WindowTransport { params, template, flows: Vec::new(), free: Vec::new() }
+        WindowTransport {
+            params,
+            template,
+            flows: Vec::new(),
+            free: Vec::new(),
+            receivers: Vec::new(),
+            slot_stride: 1,
+            slot_offset: 0,
+        }
+    }
+
+    /// The table index of the flow whose packets carry `wire_slot`, if it is this
+    /// partition's.
+    #[inline]
+    fn local_slot(&self, wire_slot: u32) -> Option<u32> {
+        if self.slot_stride == 1 {
+            return Some(wire_slot);
+        }
+        let off = wire_slot.checked_sub(self.slot_offset)?;
+        (off % self.slot_stride == 0).then_some(off / self.slot_stride)
     }
 
     /// Starts flow `f` now: allocates its slot, sends its initial window, returns the slot.
@@ -245,9 +290,10 @@ impl<C: CongestionControl> WindowTransport<C> {
             }
         };
         let fl = &mut self.flows[slot as usize];
-        let mut received = std::mem::take(&mut fl.received);
-        received.reset(n_pkts);
-        let mut new = Flow::fresh(cc, fl.gen.wrapping_add(1), received);
+        let mut sacked = std::mem::take(&mut fl.sacked);
+        sacked.reset(if self.params.sack_skip { n_pkts } else { 0 });
+        let mut new = Flow::fresh(cc, fl.gen.wrapping_add(1), sacked);
+        new.wire_slot = slot * self.slot_stride + self.slot_offset;
         new.id = f.id;
         new.active = true;
         new.src = f.src;
@@ -316,7 +362,7 @@ impl<C: CongestionControl> WindowTransport<C> {
     /// Sends a header-only probe of the flow in `slot`; the receiver answers with its
     /// cumulative ACK.
     pub fn probe(&mut self, slot: u32, fab: &mut Fabric) {
-        send_probe(slot, &mut self.flows[slot as usize], fab);
+        send_probe(&mut self.flows[slot as usize], fab);
     }
 }
 
@@ -331,17 +377,18 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
     fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
         let p = *fab.pool.get(id);
         fab.deliver(id);
-        let fl = self.flows.get_mut(p.slot as usize)?;
-        if !fl.active || fl.id != p.flow {
-            return None; // a straggler of a finished flow
-        }
         match p.kind {
             PacketKind::DATA | PROBE => {
-                on_data(fl, &p, fab);
+                self.on_data(&p, fab);
                 None
             }
             PacketKind::ACK => {
-                if on_ack(&self.params, p.slot, fl, &p, fab) {
+                let slot = self.local_slot(p.slot)?;
+                let fl = self.flows.get_mut(slot as usize)?;
+                if !fl.active || fl.id != p.flow {
+                    return None; // a straggler of a finished flow
+                }
+                if on_ack(&self.params, slot, fl, &p, fab) {
                     let done = Completion {
                         flow: fl.id,
                         retransmits: fl.retransmits,
@@ -350,7 +397,7 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
                     };
                     fl.active = false;
                     fl.gen = fl.gen.wrapping_add(1); // any pending timer is now stale
-                    self.free.push(p.slot);
+                    self.free.push(slot);
                     Some(done)
                 } else {
                     None
@@ -358,6 +405,12 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
             }
             _ => None, // not this transport's
         }
+    }
+
+    /// Numbers this transport's slots for partition `index` of `count` (module docs).
+    fn set_partition(&mut self, index: u32, count: u32) {
+        debug_assert!(self.flows.is_empty(), "set before any flow starts");
+        (self.slot_offset, self.slot_stride) = (index, count);
     }
 
     fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
@@ -369,6 +422,49 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
 }
 
 impl<C: CongestionControl> WindowTransport<C> {
+    /// A data packet or probe reached its receiver: record it, answer with the cumulative ACK
+    /// (echoing CE and the timestamp) that also names the data packet (SACK).
+    fn on_data(&mut self, p: &Packet, fab: &mut Fabric) {
+        let i = p.slot as usize;
+        if self.receivers.len() <= i {
+            self.receivers.resize_with(i + 1, || Receiver { id: u32::MAX, ..Receiver::default() });
+        }
+        let r = &mut self.receivers[i];
+        if r.id != p.flow {
+            if r.id != u32::MAX && p.flow < r.id {
+                return; // a straggler of an earlier flow of this slot (ids grow with time)
+            }
+            // The slot's next flow: its first packet to arrive.
+            r.id = p.flow;
+            r.rcv_nxt = 0;
+            r.received.reset(0);
+        }
+        let seq = p.seq;
+        let data = p.kind == PacketKind::DATA;
+        if data && seq >= r.rcv_nxt && r.received.insert(seq) {
+            while r.received.contains(r.rcv_nxt) {
+                r.rcv_nxt += 1;
+            }
+        }
+        let ack = Packet {
+            ecn: if p.ecn & ecn::CE != 0 { ecn::ECE } else { 0 },
+            // Selective acknowledgement of this data packet (0: none, for a probe).
+            header: [if data { seq + 1 } else { 0 }, 0],
+            // The data packet's send time, echoed for the sender's RTT sample.
+            ..Packet::new(
+                PacketKind::ACK,
+                p.flow,
+                p.slot,
+                p.dst,
+                p.src,
+                r.rcv_nxt,
+                CONTROL_BYTES,
+                p.timestamp,
+            )
+        };
+        fab.inject(p.dst, ack);
+    }
+
     /// The timer event `(slot, gen)` fired.
     fn on_timer(&mut self, slot: u32, gen: u32, fab: &mut Fabric) {
         let params = &self.params;
@@ -435,14 +531,14 @@ fn timeout<C: CongestionControl>(
         // MinTCP probe mode: the window is one byte, so only a probe goes out per RTO; the
         // ACK that answers it ends probe mode and sending resumes from snd_una.
         fl.probing = true;
-        send_probe(slot, fl, fab);
+        send_probe(fl, fab);
         arm_timer(params, slot, fl, fab);
         return;
     }
     if resend_una {
         let seq = fl.snd_una;
         fl.snd_nxt = seq + 1;
-        send_data(params, slot, fl, seq, fab);
+        send_data(params, fl, seq, fab);
         arm_timer(params, slot, fl, fab);
     }
     pump(params, slot, fl, fab);
@@ -478,9 +574,10 @@ fn arm_timer<C: CongestionControl>(
     fab.schedule(at, WindowEvent::Timer(slot, fl.gen).encode());
 }
 
+/// Whether the receiver is known to hold packet `seq` (SACK).
 #[inline]
 fn received<C: CongestionControl>(fl: &Flow<C>, seq: u32) -> bool {
-    fl.received.contains(seq)
+    fl.sacked.contains(seq)
 }
 
 /// Sends what the window allows.
@@ -502,7 +599,7 @@ fn pump<C: CongestionControl>(
         if params.sack_skip && seq < fl.high_tx && received(fl, seq) {
             continue; // the receiver has it (SACK)
         }
-        send_data(params, slot, fl, seq, fab);
+        send_data(params, fl, seq, fab);
         sent = true;
     }
     if fl.timer_at != SimTime::MAX {
@@ -522,7 +619,6 @@ fn pump<C: CongestionControl>(
 
 fn send_data<C: CongestionControl>(
     params: &WindowParams,
-    slot: u32,
     fl: &mut Flow<C>,
     seq: u32,
     fab: &mut Fabric,
@@ -549,43 +645,20 @@ fn send_data<C: CongestionControl>(
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
         class: fl.cc.class().unwrap_or(class),
         retransmit,
-        ..Packet::new(PacketKind::DATA, fl.id, slot, fl.src, fl.dst, seq, size, fab.now())
+        ..Packet::new(PacketKind::DATA, fl.id, fl.wire_slot, fl.src, fl.dst, seq, size, fab.now())
     };
     fab.inject(fl.src, p);
 }
 
 /// MinTCP's probe: one byte of payload; the receiver answers with its cumulative ACK.
-fn send_probe<C: CongestionControl>(slot: u32, fl: &mut Flow<C>, fab: &mut Fabric) {
+fn send_probe<C: CongestionControl>(fl: &mut Flow<C>, fab: &mut Fabric) {
+    let (slot, una) = (fl.wire_slot, fl.snd_una);
     let p = Packet {
-        priority: fl.size_bytes.saturating_sub(fl.snd_una as u64 * crate::units::MSS_BYTES as u64),
+        priority: fl.size_bytes.saturating_sub(una as u64 * crate::units::MSS_BYTES as u64),
         class: fl.cc.class().unwrap_or(0),
-        ..Packet::new(PROBE, fl.id, slot, fl.src, fl.dst, fl.snd_una, HEADER_BYTES + 1, fab.now())
+        ..Packet::new(PROBE, fl.id, slot, fl.src, fl.dst, una, HEADER_BYTES + 1, fab.now())
     };
     fab.inject(fl.src, p);
-}
-
-fn on_data<C: CongestionControl>(fl: &mut Flow<C>, p: &Packet, fab: &mut Fabric) {
-    let seq = p.seq;
-    if p.kind == PacketKind::DATA && seq >= fl.rcv_nxt && fl.received.insert(seq) {
-        while fl.rcv_nxt < fl.n_pkts && fl.received.contains(fl.rcv_nxt) {
-            fl.rcv_nxt += 1;
-        }
-    }
-    let ack = Packet {
-        ecn: if p.ecn & ecn::CE != 0 { ecn::ECE } else { 0 },
-        // The data packet's send time, echoed for the sender's RTT sample.
-        ..Packet::new(
-            PacketKind::ACK,
-            fl.id,
-            p.slot,
-            fl.dst,
-            fl.src,
-            fl.rcv_nxt,
-            CONTROL_BYTES,
-            p.timestamp,
-        )
-    };
-    fab.inject(fl.dst, ack);
 }
 
 /// Handles an ACK at the sender; returns true if the flow is complete.
@@ -599,6 +672,9 @@ fn on_ack<C: CongestionControl>(
     let now = fab.now();
     let ack = p.seq;
     let ece = p.ecn & ecn::ECE != 0;
+    if params.sack_skip && p.header[0] > 0 {
+        fl.sacked.insert(p.header[0] - 1);
+    }
     // Any ACK ends a run of timeouts and probe mode (the ns-2 agent of the pFabric patch).
     fl.consecutive_timeouts = 0;
     if fl.probing {
@@ -631,7 +707,7 @@ fn on_ack<C: CongestionControl>(
                 fl.dupacks = 0;
             } else {
                 // Partial acknowledgement: retransmit the next hole, deflate by what was acked.
-                send_data(params, slot, fl, ack, fab);
+                send_data(params, fl, ack, fab);
                 fl.win.cwnd = (fl.win.cwnd - acked as f64 + 1.0).max(1.0);
             }
         } else {
@@ -670,7 +746,7 @@ fn on_ack<C: CongestionControl>(
                 fl.win.cwnd += 3.0;
                 fl.recover = fl.snd_nxt;
                 fl.in_recovery = true;
-                send_data(params, slot, fl, fl.snd_una, fab);
+                send_data(params, fl, fl.snd_una, fab);
                 fl.rto_deadline = now + rto(params, fl);
             }
         }
