@@ -356,12 +356,9 @@ impl<'s> Coordinator<'s> {
         // 1. Packets crossing: by source partition, then in sending order.
         let mut in_transit: Vec<Vec<Crossing>> =
             parts.iter_mut().map(|p| std::mem::take(&mut p.fab.outbox)).collect();
-        let of_node = &self.sim.partitions.of_node;
-        for outbox in &mut in_transit {
-            for c in outbox.drain(..) {
-                parts[of_node[c.node as usize] as usize].fab.receive(&c);
-            }
-        }
+        deliver(&mut in_transit, &self.sim.partitions.of_node, |dest, c| {
+            parts[dest].fab.receive(c)
+        });
         // Hand the (empty) buffers back, keeping their capacity.
         for (p, buf) in parts.iter_mut().zip(in_transit) {
             p.fab.outbox = buf;
@@ -608,7 +605,64 @@ impl<'s> Coordinator<'s> {
     }
 }
 
+/// Hands every crossing to `receive(destination partition, crossing)`: by source partition,
+/// then in sending order. The destination's event queue orders events of one time by
+/// insertion, so this order decides ties, the same in every run.
+fn deliver(
+    outboxes: &mut [Vec<Crossing>],
+    of_node: &[u32],
+    mut receive: impl FnMut(usize, &Crossing),
+) {
+    for outbox in outboxes.iter_mut() {
+        for c in outbox.drain(..) {
+            receive(of_node[c.node as usize] as usize, &c);
+        }
+    }
+}
+
 /// Data bytes (on the wire) of the run's flows delivered so far, over every partition.
 fn run_bytes_delivered(parts: &[std::sync::MutexGuard<'_, Partition>]) -> u64 {
     parts.iter().map(|p| p.fab.counters.data_bytes_delivered - p.fab.meter.wire_bytes).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{Packet, PacketKind};
+
+    fn crossing(at_ns: u64, node: u32, flow: u32) -> Crossing {
+        let packet = Packet::new(PacketKind::DATA, flow, 0, 0, 1, 0, 1500, SimTime::ZERO);
+        Crossing { at: SimTime::from_ns(at_ns), node, packet, trace: (0, 0) }
+    }
+
+    /// Issue 16 item 8: crossings are delivered by source partition, then in sending order,
+    /// whatever their times and destinations; the outboxes are left empty.
+    #[test]
+    fn crossings_are_delivered_by_source_then_sending_order() {
+        // Nodes 0-1 are partition 0, node 2 partition 1, node 3 partition 2.
+        let of_node = [0, 0, 1, 2];
+        let mut outboxes = vec![
+            vec![crossing(900, 2, 10), crossing(300, 3, 11)],
+            vec![],
+            vec![crossing(300, 2, 20), crossing(100, 0, 21), crossing(300, 2, 22)],
+        ];
+        let mut seen = Vec::new();
+        deliver(&mut outboxes, &of_node, |dest, c| seen.push((dest, c.packet.flow)));
+        assert_eq!(seen, vec![(1, 10), (2, 11), (1, 20), (0, 21), (1, 22)]);
+        assert!(outboxes.iter().all(Vec::is_empty));
+    }
+
+    /// Issue 16 item 5: partitions go to threads largest first, each to the least loaded
+    /// thread (ties to the lower thread); one thread takes everything.
+    #[test]
+    fn partitions_are_balanced_over_threads() {
+        // Partition 0: 3 hosts + a switch (7); 1: 1 host + a switch (5); 2 and 3: a switch (4).
+        let map = PartitionMap {
+            of_node: vec![0, 0, 0, 1, 0, 1, 2, 3],
+            count: 4,
+            lookahead: SimTime::from_ns(200),
+        };
+        assert_eq!(assign(&map, 4, 2), vec![vec![0, 3], vec![1, 2]]);
+        assert_eq!(assign(&map, 4, 1), vec![vec![0, 1, 2, 3]]);
+    }
 }

@@ -10,6 +10,7 @@ mod fuzz;
 mod invariants;
 mod long_lived;
 mod modules;
+mod parallel;
 mod pase;
 mod phost;
 mod pias;
