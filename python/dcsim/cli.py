@@ -121,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace another run already in the run directory (the same spec is replaced without it)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary table")
+    p.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=None,
+        help="threads for the fabric's partitions (default: every core; results are the same for any count)",
+    )
     p = sub.add_parser("validate", help="check a spec without running it")
     _add_spec_args(p)
     p = sub.add_parser("show", help="print the fully resolved spec (every default filled in)")
@@ -400,7 +406,7 @@ def _main(args: argparse.Namespace) -> int:
         out = args.out or str(default_run_dir(args.spec, resolved))
         bar = ProgressBar(Path(out).name, spec=resolved, enabled=False if args.quiet else None)
         try:
-            result = api.run(resolved, out=out, progress=bar, force=args.force)
+            result = api.run(resolved, out=out, progress=bar, force=args.force, threads=args.threads)
         finally:
             bar.close()
     except (SpecError, MissingExtraError) as e:
