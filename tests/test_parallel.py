@@ -4,7 +4,6 @@ same flows.parquet, byte for byte, for every N."""
 import pytest
 
 import dcsim
-
 from conftest import dcsim_cli, write
 
 #: 3 racks x 4 hosts, 2 spines (5 partitions), 60 IMC10 flows.
