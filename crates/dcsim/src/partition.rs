@@ -157,6 +157,8 @@ mod tests {
         assert_eq!(m.count, 5);
         assert_eq!(m.lookahead, SimTime::from_ns(200));
         assert_eq!(m.members()[1], vec![2, 3, 7]);
+        // The papers' 144-host fabric: 9 racks and 4 spines.
+        assert_eq!(map("[topology]\nkind = \"leaf-spine\"", 0).0.count, 13);
     }
 
     /// Issue 16 item 1: a fat-tree (k = 4) is one partition per pod (2 edges, 2 aggregations,
@@ -178,6 +180,8 @@ mod tests {
         // Cores 32-35: 32, 33 serve aggregation 0 of every pod; 34, 35 aggregation 1.
         assert_eq!((members[4].clone(), members[5].clone()), (vec![32, 33], vec![34, 35]));
         assert_eq!(m.lookahead, SimTime::from_ns(500));
+        // k = 16 (1,024 hosts): 16 pods and 8 core groups.
+        assert_eq!(map("[topology]\nkind = \"fat-tree\"\nk = 16", 0).0.count, 24);
         // Every link between partitions is an aggregation–core link.
         for p in &net.ports {
             if m.of_node[p.owner as usize] != m.of_node[p.peer as usize] {

@@ -110,8 +110,9 @@ pub struct TransportSpec {
     pub dupack_threshold: DupAckThreshold,
     /// Per-port buffer override, bytes; 0 (default) keeps `topology.buffer_bytes`.
     pub buffer_bytes: u64,
-    /// Selective acknowledgements: after a timeout, resend only the packets the receiver does
-    /// not hold (idealised SACK, the ns-2 `FullTcp/Sack` agents of the pFabric scripts).
+    /// Selective acknowledgements: after a timeout, resend only the packets the receiver is
+    /// not known to hold (one SACK block per ACK; the ns-2 `FullTcp/Sack` agents of the
+    /// pFabric scripts).
     /// Default false (NewReno).
     pub sack: bool,
     /// MinTCP's probe mode after this many consecutive timeouts (the PIAS scripts' agents:

@@ -82,8 +82,8 @@ pub struct WindowParams {
     pub max_rto: SimTime,
     /// Fast-retransmit trigger.
     pub dupack: DupAckThreshold,
-    /// Retransmissions skip packets the receiver already holds (SACK, idealised: the sender
-    /// reads the receiver's state, as the pHost authors' simulator does).
+    /// Retransmissions skip packets the receiver is known to hold (SACK: one block per ACK,
+    /// module docs).
     pub sack_skip: bool,
     /// Enter probe mode after this many consecutive timeouts (0 = never): send only a
     /// 1-byte probe per RTO until an ACK arrives (MinTCP: pFabric HotNets'12 §3 and the
@@ -609,8 +609,8 @@ fn pump<C: CongestionControl>(
         fl.rto_deadline = fab.now() + rto(params, fl);
         arm_timer(params, slot, fl, fab);
     } else if fl.snd_una < fl.n_pkts {
-        // Everything the window allows is already at the receiver (idealised SACK) and no
-        // timer is pending: wait one RTO for its ACKs (module docs).
+        // Everything the window allows is already selectively acknowledged and no timer is
+        // pending: wait one RTO for the cumulative ACK (module docs).
         fl.stall_una = fl.snd_una;
         fl.stall_at = fab.now() + rto(params, fl);
         fab.schedule(fl.stall_at, WindowEvent::StallCheck(slot, fl.gen).encode());
