@@ -57,6 +57,8 @@ pub(super) struct Partition {
     clock: SampleClock,
     /// The time of the latest event processed.
     last_event: SimTime,
+    /// Its earliest pending event after the window (peeked by its own thread, in parallel).
+    next_event: Option<SimTime>,
 }
 
 impl Partition {
@@ -93,6 +95,7 @@ impl Partition {
         if self.clock.next() < end {
             self.take_samples(last);
         }
+        self.next_event = self.fab.sched.peek_time();
     }
 
     /// Takes every sample due at or before `at`.
@@ -223,12 +226,16 @@ pub(super) fn run(
             clock: SampleClock::new(&spec, port_sampler.is_some()),
             port_sampler,
             last_event: SimTime::ZERO,
+            next_event: None,
         });
     }
     // The long-lived flows start at time 0, before any flow of the run, at their sources.
     for f in sim.workload.long_lived().to_vec() {
         let p = &mut parts[map.of_node[f.src as usize] as usize];
         p.host.start_flow(&f, &mut p.fab);
+    }
+    for p in &mut parts {
+        p.next_event = p.fab.sched.peek_time();
     }
     let parts: Vec<Mutex<Partition>> = parts.into_iter().map(Mutex::new).collect();
     let plan = assign(&map, n_hosts, threads);
@@ -320,6 +327,9 @@ struct Coordinator<'s> {
     last_report: f64,
     windows: u64,
     peak_in_flight: u64,
+    /// Buffers kept from window to window: the outboxes being delivered, the completions.
+    in_transit: Vec<Vec<Crossing>>,
+    done: Vec<(SimTime, u32, usize, Completion)>,
 }
 
 impl<'s> Coordinator<'s> {
@@ -341,6 +351,8 @@ impl<'s> Coordinator<'s> {
             last_report: 0.0,
             windows: 0,
             peak_in_flight: 0,
+            in_transit: Vec::new(),
+            done: Vec::new(),
             sim,
         }
     }
@@ -354,35 +366,41 @@ impl<'s> Coordinator<'s> {
     ) -> Step {
         let end = self.window_end;
         // 1. Packets crossing: by source partition, then in sending order.
-        let mut in_transit: Vec<Vec<Crossing>> =
-            parts.iter_mut().map(|p| std::mem::take(&mut p.fab.outbox)).collect();
+        let mut in_transit = std::mem::take(&mut self.in_transit);
+        in_transit.extend(parts.iter_mut().map(|p| std::mem::take(&mut p.fab.outbox)));
+        let mut next_event = parts.iter().filter_map(|p| p.next_event).min();
         deliver(&mut in_transit, &self.sim.partitions.of_node, |dest, c| {
+            next_event = Some(next_event.map_or(c.at, |t| t.min(c.at)));
             parts[dest].fab.receive(c)
         });
         // Hand the (empty) buffers back, keeping their capacity.
-        for (p, buf) in parts.iter_mut().zip(in_transit) {
+        for (p, buf) in parts.iter_mut().zip(in_transit.drain(..)) {
             p.fab.outbox = buf;
         }
+        self.in_transit = in_transit;
         let in_flight: u64 = parts.iter().map(|p| p.fab.pool.live() as u64).sum();
         self.peak_in_flight = self.peak_in_flight.max(in_flight);
         // 2. Completions, in order of (time, partition, completion), then the time series.
-        let mut done: Vec<(SimTime, u32, usize, Completion)> = Vec::new();
+        let mut done = std::mem::take(&mut self.done);
         for p in parts.iter_mut() {
             let index = p.index;
             done.extend(p.completions.drain(..).enumerate().map(|(k, (t, c))| (t, index, k, c)));
         }
         done.sort_unstable_by_key(|&(t, p, k, _)| (t, p, k));
-        let mut done = done.into_iter().peekable();
+        let mut applied = 0;
         while self.series_due < end {
             let s = self.series_due;
-            while let Some((t, _, _, c)) = done.next_if(|d| d.0 < s) {
+            while let Some(&(t, _, _, c)) = done.get(applied).filter(|d| d.0 < s) {
                 self.complete(t, c);
+                applied += 1;
             }
             self.sample_series(s, parts);
         }
-        for (t, _, _, c) in done {
+        for &(t, _, _, c) in &done[applied..] {
             self.complete(t, c);
         }
+        done.clear();
+        self.done = done;
         // 3. Stop conditions.
         let sim = &mut *self.sim;
         if let Some(t) = self.finished_at {
@@ -433,7 +451,6 @@ impl<'s> Coordinator<'s> {
             }
         }
         // 5. The next window: skip ahead over time in which nothing happens.
-        let next_event = parts.iter_mut().filter_map(|p| p.fab.sched.peek_time()).min();
         let next_arrival = sim.next.as_ref().map(|f| f.start);
         let Some(start) = [next_event, next_arrival].into_iter().flatten().min() else {
             // No event and no arrival left: the flows still open are stuck for good.
