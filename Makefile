@@ -53,6 +53,10 @@ bench: install
 	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- benchmarks/phost-default.toml transport.protocol=$$p || exit 1; \
 	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- benchmarks/phost-default.toml transport.protocol=$$p workload.flow_sizes=datamining workload.flows=10000 || exit 1; \
 	done
+	for t in 1 2; do \
+	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/phost-default.toml transport.protocol=pfabric workload.flows=10000 || exit 1; \
+	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/fat-tree-k16.toml || exit 1; \
+	done
 	$(PY) benchmarks/sweep_efficiency.py
 
 # The long fuzz run: a million generated spec trees through the resolver (no panic, errors name

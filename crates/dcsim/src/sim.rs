@@ -375,6 +375,7 @@ impl Simulation {
             sim_time_us: done.iter().copied().filter(|&d| d <= end).max().unwrap_or(0) as f64 / 1e6,
             drops_by_hop: self.fab.per_hop(|s| s.dropped_packets),
             marks_by_hop: self.fab.per_hop(|s| s.marked_packets),
+            partitions: 1,
             ..RunCounters::default()
         };
         let warmup =
@@ -523,6 +524,8 @@ impl Simulation {
             drops_by_hop: fab.per_hop(|s| s.dropped_packets),
             marks_by_hop: fab.per_hop(|s| s.marked_packets),
             peak_packets_in_flight: fab.pool.peak() as u64,
+            partitions: 1,
+            windows: 0,
             fct_below_ideal: self.fct_below_ideal,
             flows_stalled,
             conservation_error,

@@ -429,8 +429,7 @@ impl<'s> Coordinator<'s> {
             return Step::Stop(Ok(End { stalled: false }));
         }
         // 4. Progress, now and then.
-        self.windows += 1;
-        if self.windows % 1024 == 0 {
+        if self.windows % 1024 == 1023 {
             let secs = wall.elapsed().as_secs_f64();
             if secs - self.last_report >= 0.2 {
                 self.last_report = secs;
@@ -480,6 +479,7 @@ impl<'s> Coordinator<'s> {
             }
         }
         self.window_end = window_end;
+        self.windows += 1;
         Step::Window(window_end)
     }
 
@@ -581,6 +581,8 @@ impl<'s> Coordinator<'s> {
             drops_by_hop: per_hop_drops,
             marks_by_hop: per_hop_marks,
             peak_packets_in_flight: self.peak_in_flight,
+            partitions: parts.len() as u64,
+            windows: self.windows,
             fct_below_ideal: sim.fct_below_ideal,
             flows_stalled,
             conservation_error,
