@@ -57,7 +57,8 @@ pub(super) struct Partition {
     clock: SampleClock,
     /// The time of the latest event processed.
     last_event: SimTime,
-    /// Its earliest pending event after the window (peeked by its own thread, in parallel).
+    /// Its earliest pending event (peeked by its own thread after each window, in parallel;
+    /// lowered by the barrier for what it delivers and schedules).
     next_event: Option<SimTime>,
 }
 
@@ -65,6 +66,9 @@ impl Partition {
     /// Processes every event before `end`, then takes the samples due before `end` (the state
     /// is that of the last event: nothing happens between it and `end`).
     fn run_window(&mut self, end: SimTime, n_hosts: u32) {
+        if self.next_event.is_none_or(|t| t >= end) && self.clock.next() >= end {
+            return; // nothing to do in this window (most partitions, most windows, at low load)
+        }
         let last = SimTime(end.as_ps() - 1);
         while let Some((at, ev)) = self.fab.sched.pop_until(last) {
             if at >= self.clock.next() {
@@ -371,7 +375,9 @@ impl<'s> Coordinator<'s> {
         let mut next_event = parts.iter().filter_map(|p| p.next_event).min();
         deliver(&mut in_transit, &self.sim.partitions.of_node, |dest, c| {
             next_event = Some(next_event.map_or(c.at, |t| t.min(c.at)));
-            parts[dest].fab.receive(c)
+            let p = &mut parts[dest];
+            p.next_event = Some(p.next_event.map_or(c.at, |t| t.min(c.at)));
+            p.fab.receive(c)
         });
         // Hand the (empty) buffers back, keeping their capacity.
         for (p, buf) in parts.iter_mut().zip(in_transit.drain(..)) {
@@ -472,6 +478,7 @@ impl<'s> Coordinator<'s> {
             self.recent_arrivals.push_back((f.start, packets));
             let p = &mut parts[sim.partitions.of_node[f.src as usize] as usize];
             p.fab.schedule(f.start, Event::NextFlow);
+            p.next_event = Some(p.next_event.map_or(f.start, |t| t.min(f.start)));
             p.arrivals.push_back(f);
             sim.next = sim.workload.next_flow();
             if sim.next.is_none() {
