@@ -35,10 +35,11 @@ use crate::sim::{Progress, RunOutput};
 use crate::transport::{AnyHost, Completion, HostTransport};
 use crate::units::HORIZON;
 use crate::workload::{is_long_lived, FlowArrival, LONG_LIVED_ID};
+use crossbeam_utils::CachePadded;
 use dcsim_engine::SimTime;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
 /// One partition: its fabric (a replica of the network whose own ports it drives), its
@@ -125,16 +126,25 @@ impl Partition {
     }
 }
 
-/// Which partitions each thread runs: the partitions in order of decreasing host count, each
-/// to the thread with the fewest hosts so far (ties to the lower thread). Only the speed
-/// depends on it.
-pub(super) fn assign(map: &PartitionMap, n_hosts: u32, threads: usize) -> Vec<Vec<usize>> {
+/// Each partition's expected share of the work: the sum of its ports' rates (Mbit/s). A
+/// node's events are mostly its packets' arrivals, and the packets a port carries grow with
+/// its rate: in the 144-host leaf-spine a spine (9 × 40 Gbit/s) weighs 0.75 of a rack (16 ×
+/// 10 + 4 × 40 Gbit/s of ToR ports and 16 × 10 Gbit/s of NICs), close to the 0.74 measured
+/// from events per partition (docs/parallel.md, "Speed").
+pub(super) fn partition_weights(map: &PartitionMap, ports: &[crate::queue::Port]) -> Vec<u64> {
     let mut weight = vec![0u64; map.count as usize];
-    for (node, &p) in map.of_node.iter().enumerate() {
-        // A switch's events are its packets' hops: count it as a few hosts' worth.
-        weight[p as usize] += if (node as u32) < n_hosts { 1 } else { 4 };
+    for port in ports {
+        weight[map.of_node[port.owner as usize] as usize] += port.rate.0 / 1_000_000;
     }
-    let mut order: Vec<usize> = (0..map.count as usize).collect();
+    weight
+}
+
+/// Which partitions each thread runs, each thread's in increasing order: the partitions in
+/// order of decreasing weight, each to the least loaded thread (ties to the lower thread),
+/// then single moves and swaps between the most and the least loaded thread while they lower
+/// the larger of the two loads. Only the speed depends on it.
+pub(super) fn assign(weight: &[u64], threads: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..weight.len()).collect();
     order.sort_by_key(|&p| (std::cmp::Reverse(weight[p]), p));
     let mut load = vec![0u64; threads];
     let mut out = vec![Vec::new(); threads];
@@ -143,48 +153,333 @@ pub(super) fn assign(map: &PartitionMap, n_hosts: u32, threads: usize) -> Vec<Ve
         load[t] += weight[p];
         out[t].push(p);
     }
+    // Each step strictly lowers the larger load of a pair without raising any other thread's
+    // load above it, so the sum of squared loads falls and the loop ends.
+    while threads > 1 {
+        let hi = (0..threads).max_by_key(|&t| (load[t], std::cmp::Reverse(t))).expect("threads");
+        let lo = (0..threads).min_by_key(|&t| (load[t], t)).expect("threads");
+        let best_after = |moved_out: u64, moved_in: u64| {
+            (load[hi] - moved_out + moved_in).max(load[lo] + moved_out - moved_in)
+        };
+        let mut best: Option<(u64, usize, Option<usize>)> = None;
+        for (i, &a) in out[hi].iter().enumerate() {
+            let candidates = std::iter::once(None).chain((0..out[lo].len()).map(Some));
+            for j in candidates {
+                let b = j.map_or(0, |j| weight[out[lo][j]]);
+                if weight[a] <= b {
+                    continue;
+                }
+                let after = best_after(weight[a], b);
+                if after < load[hi] && best.is_none_or(|(x, _, _)| after < x) {
+                    best = Some((after, i, j));
+                }
+            }
+        }
+        let Some((_, i, j)) = best else { break };
+        let a = out[hi].remove(i);
+        load[hi] -= weight[a];
+        load[lo] += weight[a];
+        if let Some(j) = j {
+            let b = out[lo].remove(j);
+            load[lo] -= weight[b];
+            load[hi] += weight[b];
+            out[hi].push(b);
+        }
+        out[lo].push(a);
+    }
+    for ps in &mut out {
+        ps.sort_unstable();
+    }
     out
 }
 
-/// A barrier for the few threads of one run that spins (with backoff) instead of sleeping:
-/// a window is a few hundred events (microseconds of work), and waking a sleeping thread
-/// through the OS costs about as much as the window itself (measured in docs/performance.md).
-struct SpinBarrier {
+/// Spins until `ready()`. The expected waits are a window's work (microseconds), shorter
+/// than what giving the core away costs (`yield_now` is a system call, and on a virtual
+/// machine another thread may run for a whole time slice), so it spins with the processor's
+/// pause hint; only a wait far longer than a window (a thread descheduled on an
+/// oversubscribed machine) falls back to yielding.
+fn spin_until(ready: impl Fn() -> bool) {
+    /// About 50-100 µs of pause instructions.
+    const SPINS_BEFORE_YIELD: u32 = 1 << 12;
+    let mut spins = 0;
+    while !ready() {
+        if spins < SPINS_BEFORE_YIELD {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// What a thread reports after each window about its partitions, for the coordinator (the
+/// run's totals are sums over the threads).
+#[derive(Default)]
+struct Report {
+    /// Their earliest pending event once the window's crossings are delivered: the earliest of
+    /// their next events and of the crossings they sent (ps; `u64::MAX`: none).
+    next_event: AtomicU64,
+    /// Packets alive in them once the crossings are delivered: their pools' plus the
+    /// crossings they sent.
+    in_flight: AtomicU64,
+    /// Completions they put in the thread's completion buffer.
+    completions: AtomicU64,
+    /// Packets delivered to hosts, the long-lived flows' left out.
+    delivered: AtomicU64,
+    /// Data bytes (on the wire) of the run's flows delivered.
+    bytes_delivered: AtomicU64,
+    /// Data packets injected, retransmissions left out.
+    injected: AtomicU64,
+    /// Events processed.
+    events: AtomicU64,
+}
+
+/// The run's totals after a window, summed from the threads' reports.
+#[derive(Default)]
+struct Totals {
+    next_event: Option<SimTime>,
+    in_flight: u64,
+    delivered: u64,
+    bytes_delivered: u64,
+    injected: u64,
+    events: u64,
+}
+
+impl Totals {
+    /// The totals of `parts` as they stand (before the first window).
+    fn of(parts: &[Partition]) -> Self {
+        let mut t = Totals::default();
+        for p in parts {
+            t.add_partition(p);
+        }
+        t
+    }
+
+    fn add_partition(&mut self, p: &Partition) {
+        self.next_event = earliest(self.next_event, p.next_event);
+        self.in_flight += p.fab.pool.live() as u64;
+        self.delivered += p.fab.counters.delivered - p.fab.meter.packets;
+        self.bytes_delivered += p.fab.counters.data_bytes_delivered - p.fab.meter.wire_bytes;
+        self.injected += p.fab.counters.data - p.fab.counters.data_retransmitted;
+        self.events += p.fab.sched.processed();
+    }
+
+    fn publish(&self, r: &Report, completions: u64) {
+        let next = self.next_event.map_or(u64::MAX, SimTime::as_ps);
+        r.next_event.store(next, Ordering::Relaxed);
+        r.in_flight.store(self.in_flight, Ordering::Relaxed);
+        r.completions.store(completions, Ordering::Relaxed);
+        r.delivered.store(self.delivered, Ordering::Relaxed);
+        r.bytes_delivered.store(self.bytes_delivered, Ordering::Relaxed);
+        r.injected.store(self.injected, Ordering::Relaxed);
+        r.events.store(self.events, Ordering::Relaxed);
+    }
+
+    /// The sum of the threads' reports.
+    fn sum(reports: &[CachePadded<Report>]) -> Self {
+        let mut t = Totals::default();
+        for r in reports {
+            let next = r.next_event.load(Ordering::Relaxed);
+            if next != u64::MAX {
+                t.next_event = Some(t.next_event.map_or(SimTime(next), |x| x.min(SimTime(next))));
+            }
+            t.in_flight += r.in_flight.load(Ordering::Relaxed);
+            t.delivered += r.delivered.load(Ordering::Relaxed);
+            t.bytes_delivered += r.bytes_delivered.load(Ordering::Relaxed);
+            t.injected += r.injected.load(Ordering::Relaxed);
+            t.events += r.events.load(Ordering::Relaxed);
+        }
+        t
+    }
+}
+
+/// A completion as the coordinator orders them: (time, partition, index in the partition's
+/// window).
+type Done = (SimTime, u32, usize, Completion);
+
+/// What the threads share. Each buffer has one writer and one reader at a time, in turns set
+/// by the window counters, so no lock is ever contended; each sits on its own cache lines.
+struct Shared {
     threads: usize,
-    waiting: AtomicUsize,
-    generation: AtomicUsize,
-}
-
-impl SpinBarrier {
-    fn new(threads: usize) -> Self {
-        SpinBarrier { threads, waiting: AtomicUsize::new(0), generation: AtomicUsize::new(0) }
-    }
-
-    /// Waits until every thread has called `wait` for this generation.
-    fn wait(&self) {
-        if self.threads == 1 {
-            return;
-        }
-        let generation = self.generation.load(Ordering::Acquire);
-        if self.waiting.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
-            self.waiting.store(0, Ordering::Relaxed);
-            self.generation.fetch_add(1, Ordering::Release);
-            return;
-        }
-        let backoff = crossbeam_utils::Backoff::new();
-        while self.generation.load(Ordering::Acquire) == generation {
-            backoff.snooze();
-        }
-    }
-}
-
-/// What the coordinator tells the threads for the next window.
-struct Control {
-    end_ps: std::sync::atomic::AtomicU64,
+    /// Windows decided by the coordinator: window w may run once `decided >= w`.
+    decided: AtomicU64,
+    /// The decided window's end (ps, exclusive).
+    end_ps: AtomicU64,
+    /// The run is over (set with the last decision).
     stop: AtomicBool,
+    /// Windows finished, summed over the threads: every thread finished window w once
+    /// `finished >= threads · w`.
+    finished: AtomicU64,
+    reports: Vec<CachePadded<Report>>,
+    /// Per thread: its partitions' completions of the window.
+    completions: Vec<CachePadded<Mutex<Vec<Done>>>>,
+    /// Per thread: the flows arriving in the next window at its partitions' hosts, in arrival
+    /// order, with their partition.
+    arrivals: Vec<CachePadded<Mutex<Vec<(u32, FlowArrival)>>>>,
+    /// Per (window parity, source thread, destination thread): the crossings sent in the
+    /// window by the source's partitions to the destination's, each with its source
+    /// partition, in order of source partition then of sending. The parity lets a thread
+    /// deliver window w's crossings while another already sends window w + 1's.
+    crossings: Vec<CachePadded<Mutex<Vec<(u32, Crossing)>>>>,
+}
+
+impl Shared {
+    fn new(threads: usize) -> Self {
+        fn padded<T: Default>(n: usize) -> Vec<CachePadded<Mutex<T>>> {
+            (0..n).map(|_| CachePadded::new(Mutex::default())).collect()
+        }
+        Shared {
+            threads,
+            decided: AtomicU64::new(0),
+            end_ps: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            finished: AtomicU64::new(0),
+            reports: (0..threads).map(|_| CachePadded::new(Report::default())).collect(),
+            completions: padded(threads),
+            arrivals: padded(threads),
+            crossings: padded(2 * threads * threads),
+        }
+    }
+
+    fn crossings(
+        &self,
+        window: u64,
+        from: usize,
+        to: usize,
+    ) -> MutexGuard<'_, Vec<(u32, Crossing)>> {
+        let k = ((window % 2) as usize * self.threads + from) * self.threads + to;
+        self.crossings[k].lock().expect("no thread panicked")
+    }
+
+    /// The coordinator publishes its decision for window `w`.
+    fn decide(&self, w: u64, step: &Step) {
+        match step {
+            Step::Window(end) => self.end_ps.store(end.as_ps(), Ordering::Relaxed),
+            Step::Stop(_) => self.stop.store(true, Ordering::Relaxed),
+        }
+        self.decided.store(w, Ordering::Release);
+    }
+}
+
+/// One thread's partitions, locked for the whole run (no other thread touches them).
+struct Worker<'a> {
+    thread: usize,
+    shared: &'a Shared,
+    mine: Vec<MutexGuard<'a, Partition>>,
+    /// Each partition's position in `mine` (`usize::MAX`: another thread's).
+    local: Vec<usize>,
+    /// The thread running each partition.
+    thread_of: &'a [usize],
+    of_node: &'a [u32],
+    n_hosts: u32,
+    /// Scratch, kept from window to window: the crossing buffers being written or read, and
+    /// the read positions.
+    buffers: Vec<MutexGuard<'a, Vec<(u32, Crossing)>>>,
+    read_at: Vec<usize>,
+}
+
+impl Worker<'_> {
+    /// Runs window `w` once decided, reports, waits until every thread finished it and
+    /// delivers the crossings sent to this thread's partitions. False when the run is over.
+    fn window(&mut self, w: u64) -> bool {
+        let shared = self.shared;
+        spin_until(|| shared.decided.load(Ordering::Acquire) >= w);
+        if shared.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let end = SimTime(shared.end_ps.load(Ordering::Relaxed));
+        // The flows arriving in the window, after the crossings (delivered at the end of the
+        // previous window): the order in which they are scheduled decides ties.
+        for (p, f) in shared.arrivals[self.thread].lock().expect("no thread panicked").drain(..) {
+            let part = &mut self.mine[self.local[p as usize]];
+            part.fab.schedule(f.start, Event::NextFlow);
+            part.next_event = earliest(part.next_event, Some(f.start));
+            part.arrivals.push_back(f);
+        }
+        for part in &mut self.mine {
+            part.run_window(end, self.n_hosts);
+        }
+        // Send the window's crossings, report.
+        let mut totals = Totals::default();
+        self.buffers.extend((0..shared.threads).map(|to| shared.crossings(w, self.thread, to)));
+        for part in &mut self.mine {
+            let index = part.index;
+            for c in part.fab.outbox.drain(..) {
+                totals.next_event = earliest(totals.next_event, Some(c.at));
+                totals.in_flight += 1;
+                let to = self.thread_of[self.of_node[c.node as usize] as usize];
+                self.buffers[to].push((index, c));
+            }
+        }
+        self.buffers.clear();
+        let mut completions = 0;
+        for part in &mut self.mine {
+            totals.add_partition(part);
+            if !part.completions.is_empty() {
+                let index = part.index;
+                let mut buf = shared.completions[self.thread].lock().expect("no thread panicked");
+                completions += part.completions.len() as u64;
+                buf.extend(
+                    part.completions.drain(..).enumerate().map(|(k, (t, c))| (t, index, k, c)),
+                );
+            }
+        }
+        totals.publish(&shared.reports[self.thread], completions);
+        shared.finished.fetch_add(1, Ordering::AcqRel);
+        spin_until(|| shared.finished.load(Ordering::Acquire) >= shared.threads as u64 * w);
+        true
+    }
+
+    /// Delivers window `w`'s crossings to this thread's partitions: by source partition, then
+    /// in sending order (the destination's event queue orders events of one time by insertion,
+    /// so this order decides ties, the same for every thread count).
+    fn deliver(&mut self, w: u64) {
+        let shared = self.shared;
+        self.buffers.extend((0..shared.threads).map(|from| shared.crossings(w, from, self.thread)));
+        let (mine, local, of_node) = (&mut self.mine, &self.local, self.of_node);
+        merge_by_source(&mut self.buffers, &mut self.read_at, |c| {
+            let part = &mut mine[local[of_node[c.node as usize] as usize]];
+            part.next_event = earliest(part.next_event, Some(c.at));
+            part.fab.receive(c);
+        });
+        self.buffers.clear();
+    }
+}
+
+/// Hands every crossing of `inboxes` (each in order of source partition, then of sending; one
+/// source partition's crossings all in one inbox) to `receive`, in order of source partition,
+/// then of sending, and empties the inboxes (`at`: scratch for the read positions).
+fn merge_by_source<B>(inboxes: &mut [B], at: &mut Vec<usize>, mut receive: impl FnMut(&Crossing))
+where
+    B: std::ops::DerefMut<Target = Vec<(u32, Crossing)>>,
+{
+    at.clear();
+    at.resize(inboxes.len(), 0);
+    loop {
+        let next = (0..inboxes.len())
+            .filter_map(|i| inboxes[i].get(at[i]).map(|&(src, _)| (src, i)))
+            .min();
+        let Some((src, i)) = next else { break };
+        while let Some((s, c)) = inboxes[i].get(at[i]) {
+            if *s != src {
+                break;
+            }
+            receive(c);
+            at[i] += 1;
+        }
+    }
+    for inbox in inboxes {
+        inbox.clear();
+    }
 }
 
 /// Runs `sim` partitioned (its map has more than one partition) on `threads` threads.
+///
+/// Each window has one meeting point: every thread runs its partitions' window, hands their
+/// crossings to the destinations' threads, reports and signals that it finished; once all
+/// have, each thread delivers what was sent to its partitions while the coordinator (the
+/// calling thread) alone applies the completions, checks the stop conditions, picks the next
+/// window and hands out its arriving flows, then publishes its decision.
 pub(super) fn run(
     mut sim: Simulation,
     threads: usize,
@@ -197,6 +492,13 @@ pub(super) fn run(
     let spec = sim.spec.clone();
     let threads = threads.clamp(1, n_parts);
     let members = map.members();
+    let plan = assign(&partition_weights(&map, &sim.fab.net.ports), threads);
+    let mut thread_of = vec![0; n_parts];
+    for (t, ps) in plan.iter().enumerate() {
+        for &p in ps {
+            thread_of[p] = t;
+        }
+    }
     // The partitions, each with its own fabric and transport.
     let mut parts: Vec<Partition> = Vec::with_capacity(n_parts);
     for (i, net) in std::mem::take(&mut sim.replicas).into_iter().enumerate() {
@@ -241,57 +543,71 @@ pub(super) fn run(
     for p in &mut parts {
         p.next_event = p.fab.sched.peek_time();
     }
-    let parts: Vec<Mutex<Partition>> = parts.into_iter().map(Mutex::new).collect();
-    let plan = assign(&map, n_hosts, threads);
-    let barrier = SpinBarrier::new(threads);
-    let control = Control { end_ps: 0.into(), stop: AtomicBool::new(false) };
+    let shared = Shared::new(threads);
     let mut coord = Coordinator::new(&mut sim, map.lookahead);
-    let worker = |t: usize| {
-        // Each thread locks its own partitions for the window; the coordinator locks all of
-        // them only between the two barriers, so no lock is ever contended.
-        loop {
-            barrier.wait();
-            if control.stop.load(Ordering::Acquire) {
-                return;
-            }
-            let end = SimTime(control.end_ps.load(Ordering::Acquire));
-            for &p in &plan[t] {
-                parts[p].lock().expect("a partition's thread panicked").run_window(end, n_hosts);
-            }
-            barrier.wait();
+    // The first window.
+    let hand = |p: usize, f: FlowArrival| {
+        let mut inbox = shared.arrivals[thread_of[p]].lock().expect("no thread panicked");
+        inbox.push((p as u32, f));
+    };
+    let first = coord.decide(&Totals::of(&parts), &mut Vec::new(), wall, progress, &hand);
+    shared.decide(1, &first);
+    let parts: Vec<CachePadded<Mutex<Partition>>> =
+        parts.into_iter().map(|p| CachePadded::new(Mutex::new(p))).collect();
+    let worker = |thread: usize| {
+        let mut local = vec![usize::MAX; n_parts];
+        for (k, &p) in plan[thread].iter().enumerate() {
+            local[p] = k;
+        }
+        let mine = plan[thread].iter().map(|&p| parts[p].lock().expect("no thread panicked"));
+        Worker {
+            thread,
+            shared: &shared,
+            mine: mine.collect(),
+            local,
+            thread_of: &thread_of,
+            of_node: &map.of_node,
+            n_hosts,
+            buffers: Vec::with_capacity(threads),
+            read_at: Vec::with_capacity(threads),
         }
     };
     let outcome = std::thread::scope(|scope| {
         for t in 1..threads {
             let worker = &worker;
-            scope.spawn(move || worker(t));
-        }
-        let result = loop {
-            let mut guards: Vec<_> =
-                parts.iter().map(|p| p.lock().expect("a partition's thread panicked")).collect();
-            let step = coord.barrier(&mut guards, wall, progress);
-            drop(guards);
-            match step {
-                Step::Window(end) => {
-                    control.end_ps.store(end.as_ps(), Ordering::Release);
-                    barrier.wait();
-                    for &p in &plan[0] {
-                        parts[p]
-                            .lock()
-                            .expect("a partition's thread panicked")
-                            .run_window(end, n_hosts);
-                    }
-                    barrier.wait();
+            scope.spawn(move || {
+                let mut me = worker(t);
+                let mut w = 1;
+                while me.window(w) {
+                    me.deliver(w);
+                    w += 1;
                 }
-                Step::Stop(result) => break result,
+            });
+        }
+        let mut me = worker(0);
+        let mut step = first;
+        let mut done = Vec::new();
+        let mut w = 1;
+        loop {
+            if let Step::Stop(result) = step {
+                break result;
             }
-        };
-        control.stop.store(true, Ordering::Release);
-        barrier.wait();
-        result
+            me.window(w);
+            for (t, r) in shared.reports.iter().enumerate() {
+                if r.completions.load(Ordering::Relaxed) > 0 {
+                    done.append(&mut shared.completions[t].lock().expect("no thread panicked"));
+                }
+            }
+            step = coord.decide(&Totals::sum(&shared.reports), &mut done, wall, progress, &hand);
+            shared.decide(w + 1, &step);
+            me.deliver(w);
+            w += 1;
+        }
     });
-    let parts: Vec<Partition> =
-        parts.into_iter().map(|p| p.into_inner().expect("no thread panicked")).collect();
+    let parts: Vec<Partition> = parts
+        .into_iter()
+        .map(|p| CachePadded::into_inner(p).into_inner().expect("no thread panicked"))
+        .collect();
     let end = outcome?;
     Ok(coord.finish(parts, end, wall))
 }
@@ -331,9 +647,6 @@ struct Coordinator<'s> {
     last_report: f64,
     windows: u64,
     peak_in_flight: u64,
-    /// Buffers kept from window to window: the outboxes being delivered, the completions.
-    in_transit: Vec<Vec<Crossing>>,
-    done: Vec<(SimTime, u32, usize, Completion)>,
 }
 
 impl<'s> Coordinator<'s> {
@@ -355,43 +668,24 @@ impl<'s> Coordinator<'s> {
             last_report: 0.0,
             windows: 0,
             peak_in_flight: 0,
-            in_transit: Vec::new(),
-            done: Vec::new(),
             sim,
         }
     }
 
-    /// Everything between two windows (module docs): returns the next window, or the end.
-    fn barrier(
+    /// Everything between two windows (module docs), from the run's totals after the window
+    /// and its completions (`done`, in any order; left empty): returns the next window, or the
+    /// end. The flows arriving in the next window go to `hand(partition, flow)`.
+    fn decide(
         &mut self,
-        parts: &mut [std::sync::MutexGuard<'_, Partition>],
+        totals: &Totals,
+        done: &mut Vec<Done>,
         wall: Instant,
         progress: &mut dyn FnMut(&Progress) -> bool,
+        hand: &dyn Fn(usize, FlowArrival),
     ) -> Step {
         let end = self.window_end;
-        // 1. Packets crossing: by source partition, then in sending order.
-        let mut in_transit = std::mem::take(&mut self.in_transit);
-        in_transit.extend(parts.iter_mut().map(|p| std::mem::take(&mut p.fab.outbox)));
-        let mut next_event = parts.iter().filter_map(|p| p.next_event).min();
-        deliver(&mut in_transit, &self.sim.partitions.of_node, |dest, c| {
-            next_event = Some(next_event.map_or(c.at, |t| t.min(c.at)));
-            let p = &mut parts[dest];
-            p.next_event = Some(p.next_event.map_or(c.at, |t| t.min(c.at)));
-            p.fab.receive(c)
-        });
-        // Hand the (empty) buffers back, keeping their capacity.
-        for (p, buf) in parts.iter_mut().zip(in_transit.drain(..)) {
-            p.fab.outbox = buf;
-        }
-        self.in_transit = in_transit;
-        let in_flight: u64 = parts.iter().map(|p| p.fab.pool.live() as u64).sum();
-        self.peak_in_flight = self.peak_in_flight.max(in_flight);
-        // 2. Completions, in order of (time, partition, completion), then the time series.
-        let mut done = std::mem::take(&mut self.done);
-        for p in parts.iter_mut() {
-            let index = p.index;
-            done.extend(p.completions.drain(..).enumerate().map(|(k, (t, c))| (t, index, k, c)));
-        }
+        self.peak_in_flight = self.peak_in_flight.max(totals.in_flight);
+        // Completions, in order of (time, partition, completion), then the time series.
         done.sort_unstable_by_key(|&(t, p, k, _)| (t, p, k));
         let mut applied = 0;
         while self.series_due < end {
@@ -400,29 +694,26 @@ impl<'s> Coordinator<'s> {
                 self.complete(t, c);
                 applied += 1;
             }
-            self.sample_series(s, parts);
+            self.sample_series(s);
         }
         for &(t, _, _, c) in &done[applied..] {
             self.complete(t, c);
         }
         done.clear();
-        self.done = done;
         // 3. Stop conditions.
         let sim = &mut *self.sim;
         if let Some(t) = self.finished_at {
             // ns-2's `sim_end`: the flows that had arrived by the deciding completion.
             let keep = sim.records.start_ps.partition_point(|&s| s <= t.as_ps());
             sim.records.truncate(keep);
-            sim.at_last_arrival = Some((t, run_bytes_delivered(parts)));
+            sim.at_last_arrival = Some((t, totals.bytes_delivered));
             return Step::Stop(Ok(End { stalled: false }));
         }
         if sim.next.is_none() && sim.completed == sim.records.len() as u64 {
             return Step::Stop(Ok(End { stalled: false }));
         }
         if sim.spec.workload.long_lived_flows > 0 && end > SimTime::ZERO {
-            let delivered: u64 =
-                parts.iter().map(|p| p.fab.counters.delivered - p.fab.meter.packets).sum();
-            let count = delivered + sim.records.len() as u64;
+            let count = totals.delivered + sim.records.len() as u64;
             if count != self.progress_mark.0 {
                 self.progress_mark = (count, end);
             } else if end - self.progress_mark.1 > self.stall_after
@@ -439,15 +730,14 @@ impl<'s> Coordinator<'s> {
             let secs = wall.elapsed().as_secs_f64();
             if secs - self.last_report >= 0.2 {
                 self.last_report = secs;
-                let c = PacketCounters::sum(parts.iter().map(|p| &p.fab.counters));
                 let p = Progress {
                     sim_time: end,
                     flows_done: sim.completed,
                     flows_started: sim.records.len() as u64,
                     packets_arrived: sim.arrived_packets,
-                    packets_injected: c.data - c.data_retransmitted,
+                    packets_injected: totals.injected,
                     flows_total: sim.workload.total(),
-                    events: parts.iter().map(|p| p.fab.sched.processed()).sum(),
+                    events: totals.events,
                     wall_seconds: secs,
                 };
                 if !progress(&p) {
@@ -457,7 +747,7 @@ impl<'s> Coordinator<'s> {
         }
         // 5. The next window: skip ahead over time in which nothing happens.
         let next_arrival = sim.next.as_ref().map(|f| f.start);
-        let Some(start) = [next_event, next_arrival].into_iter().flatten().min() else {
+        let Some(start) = earliest(totals.next_event, next_arrival) else {
             // No event and no arrival left: the flows still open are stuck for good.
             return Step::Stop(Ok(End { stalled: false }));
         };
@@ -476,13 +766,11 @@ impl<'s> Coordinator<'s> {
             let f = sim.admit(f);
             let packets = crate::units::Bytes(f.size_bytes).packets() as u64;
             self.recent_arrivals.push_back((f.start, packets));
-            let p = &mut parts[sim.partitions.of_node[f.src as usize] as usize];
-            p.fab.schedule(f.start, Event::NextFlow);
-            p.next_event = Some(p.next_event.map_or(f.start, |t| t.min(f.start)));
-            p.arrivals.push_back(f);
+            let (start, src) = (f.start, f.src);
+            hand(sim.partitions.of_node[src as usize] as usize, f);
             sim.next = sim.workload.next_flow();
             if sim.next.is_none() {
-                sim.at_last_arrival = Some((f.start, run_bytes_delivered(parts)));
+                sim.at_last_arrival = Some((start, totals.bytes_delivered));
             }
         }
         self.window_end = window_end;
@@ -501,9 +789,10 @@ impl<'s> Coordinator<'s> {
         }
     }
 
-    /// The time-series row of sample time `s`: the partitions' injected packets then, the
-    /// flows arrived before `s` and finished so far (the completions before `s` are applied).
-    fn sample_series(&mut self, s: SimTime, parts: &[std::sync::MutexGuard<'_, Partition>]) {
+    /// The time-series row of sample time `s`: the flows arrived before `s` and finished so
+    /// far (the completions before `s` are applied); the partitions' injected packets then
+    /// are added up at the end of the run.
+    fn sample_series(&mut self, s: SimTime) {
         while let Some(&(t, n)) = self.recent_arrivals.front() {
             if t >= s {
                 break;
@@ -520,7 +809,7 @@ impl<'s> Coordinator<'s> {
         }
         ts.t_us.push(s.as_us_f64());
         ts.arrived_packets.push(self.arrived_before);
-        ts.injected_packets.push(parts.iter().map(|p| p.injected_samples[k]).sum());
+        ts.injected_packets.push(0);
         ts.flows_done.push(self.sim.completed);
         self.series_due = s + self.series_every;
     }
@@ -528,6 +817,9 @@ impl<'s> Coordinator<'s> {
     /// The run's output from the partitions' final state.
     fn finish(self, parts: Vec<Partition>, end: End, wall: Instant) -> RunOutput {
         let sim = self.sim;
+        for (k, injected) in sim.timeseries.injected_packets.iter_mut().enumerate() {
+            *injected = parts.iter().map(|p| p.injected_samples[k]).sum();
+        }
         let c = PacketCounters::sum(parts.iter().map(|p| &p.fab.counters));
         let in_transit: u64 = parts.iter().map(|p| p.fab.outbox.len() as u64).sum();
         // Per partition: created + received = delivered + dropped + queued + on a wire + sent
@@ -631,24 +923,12 @@ impl<'s> Coordinator<'s> {
     }
 }
 
-/// Hands every crossing to `receive(destination partition, crossing)`: by source partition,
-/// then in sending order. The destination's event queue orders events of one time by
-/// insertion, so this order decides ties, the same in every run.
-fn deliver(
-    outboxes: &mut [Vec<Crossing>],
-    of_node: &[u32],
-    mut receive: impl FnMut(usize, &Crossing),
-) {
-    for outbox in outboxes.iter_mut() {
-        for c in outbox.drain(..) {
-            receive(of_node[c.node as usize] as usize, &c);
-        }
+/// The earlier of two optional times.
+fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        _ => a.or(b),
     }
-}
-
-/// Data bytes (on the wire) of the run's flows delivered so far, over every partition.
-fn run_bytes_delivered(parts: &[std::sync::MutexGuard<'_, Partition>]) -> u64 {
-    parts.iter().map(|p| p.fab.counters.data_bytes_delivered - p.fab.meter.wire_bytes).sum()
 }
 
 #[cfg(test)]
@@ -662,33 +942,63 @@ mod tests {
     }
 
     /// Issue 16 item 8: crossings are delivered by source partition, then in sending order,
-    /// whatever their times and destinations; the outboxes are left empty.
+    /// whatever their times, destinations and the thread that sent them; the inboxes are left
+    /// empty.
     #[test]
     fn crossings_are_delivered_by_source_then_sending_order() {
-        // Nodes 0-1 are partition 0, node 2 partition 1, node 3 partition 2.
-        let of_node = [0, 0, 1, 2];
-        let mut outboxes = vec![
-            vec![crossing(900, 2, 10), crossing(300, 3, 11)],
-            vec![],
-            vec![crossing(300, 2, 20), crossing(100, 0, 21), crossing(300, 2, 22)],
+        // Thread 0 ran partitions 0 and 3, thread 1 partitions 1 and 2.
+        let mut from_thread_0 =
+            vec![(0, crossing(900, 2, 10)), (0, crossing(300, 3, 11)), (3, crossing(50, 2, 30))];
+        let mut from_thread_1 = vec![
+            (1, crossing(100, 2, 40)),
+            (2, crossing(300, 2, 20)),
+            (2, crossing(100, 0, 21)),
+            (2, crossing(300, 2, 22)),
         ];
+        let mut inboxes = [&mut from_thread_0, &mut from_thread_1];
         let mut seen = Vec::new();
-        deliver(&mut outboxes, &of_node, |dest, c| seen.push((dest, c.packet.flow)));
-        assert_eq!(seen, vec![(1, 10), (2, 11), (1, 20), (0, 21), (1, 22)]);
-        assert!(outboxes.iter().all(Vec::is_empty));
+        merge_by_source(&mut inboxes, &mut Vec::new(), |c| seen.push(c.packet.flow));
+        assert_eq!(seen, vec![10, 11, 40, 20, 21, 22, 30]);
+        assert!(from_thread_0.is_empty() && from_thread_1.is_empty());
     }
 
-    /// Issue 16 item 5: partitions go to threads largest first, each to the least loaded
-    /// thread (ties to the lower thread); one thread takes everything.
+    /// Issue 16 lever 1: partitions go to threads largest first, each to the least loaded
+    /// thread, then moves and swaps even out the loads; each thread's partitions are listed
+    /// in increasing order; one thread takes everything.
     #[test]
     fn partitions_are_balanced_over_threads() {
-        // Partition 0: 3 hosts + a switch (7); 1: 1 host + a switch (5); 2 and 3: a switch (4).
-        let map = PartitionMap {
-            of_node: vec![0, 0, 0, 1, 0, 1, 2, 3],
-            count: 4,
-            lookahead: SimTime::from_ns(200),
-        };
-        assert_eq!(assign(&map, 4, 2), vec![vec![0, 3], vec![1, 2]]);
-        assert_eq!(assign(&map, 4, 1), vec![vec![0, 1, 2, 3]]);
+        // Largest first gives [0, 3] (7 + 4 = 11) and [1, 2, 4] (7 + 3 + 2 = 12); no move or
+        // swap lowers 12.
+        assert_eq!(assign(&[7, 7, 3, 4, 2], 2), vec![vec![0, 3], vec![1, 2, 4]]);
+        // The 144-host leaf-spine's weights (9 racks of 480, 4 spines of 360): largest first
+        // gives 5 racks + 1 spine (2,760) and 4 racks + 3 spines (3,000); swapping a rack for a
+        // spine (the first rack of the heavier thread, 1, for its only spine, 11) evens them at
+        // 2,880.
+        let mut leaf_spine = vec![480; 9];
+        leaf_spine.extend([360; 4]);
+        let plan = assign(&leaf_spine, 2);
+        let load = |t: usize| plan[t].iter().map(|&p| leaf_spine[p]).sum::<u64>();
+        assert_eq!((load(0), load(1)), (2880, 2880));
+        assert_eq!(plan, vec![vec![0, 1, 2, 4, 6, 8], vec![3, 5, 7, 9, 10, 11, 12]]);
+        assert_eq!(assign(&[7, 7, 3, 4, 2], 1), vec![vec![0, 1, 2, 3, 4]]);
+        assert_eq!(assign(&[5, 5], 3), vec![vec![0], vec![1], vec![]]);
+    }
+
+    /// Issue 16 lever 1: a partition weighs the rates of its ports (Mbit/s): in the 144-host
+    /// leaf-spine a rack is 16 NICs and 16 ToR ports at 10 Gbit/s plus 4 uplinks at 40, a
+    /// spine 9 ports at 40.
+    #[test]
+    fn partitions_weigh_their_port_rates() {
+        let spec = crate::spec::Spec::from_toml_str("[topology]\nkind = \"leaf-spine\"").unwrap();
+        let net = crate::topology::Network::build_with_service_hosts(&spec.topology, 0, &|_| {
+            (
+                crate::queue::PortQueue::Timeline(crate::queue::DropTail::new(100_000)),
+                crate::queue::EcnMarking::Off,
+            )
+        });
+        let map = PartitionMap::of(&spec.topology, &net);
+        let mut expected = vec![16 * 10_000 + 16 * 10_000 + 4 * 40_000; 9];
+        expected.extend([9 * 40_000; 4]);
+        assert_eq!(partition_weights(&map, &net.ports), expected);
     }
 }
