@@ -6,14 +6,14 @@
 //!
 //! Each window is `[start, start + lookahead)`. Within it every partition processes its own
 //! events; a packet leaving by a port whose peer is in another partition goes into the
-//! partition's outbox (it arrives at `lookahead` or later, so never within the window). At the
-//! barrier, one thread (the caller's) alone:
-//! * delivers every outbox into its destination partition, in order of source partition, then
-//!   of sending;
+//! partition's outbox (it arrives at `lookahead` or later, so never within the window). Once
+//! every thread finished the window, each delivers the crossings sent to its own partitions, in
+//! order of source partition, then of sending, while one thread (the caller's) alone:
 //! * applies the window's flow completions to the run's flow records in order of (time,
 //!   partition, completion), ending the run at the `workload.flows`-th with
 //!   `stop_when = "n-finished"`;
-//! * builds the time-series rows due in the window from the partitions' samples;
+//! * builds the time-series rows due in the window (the partitions' injected packets at each
+//!   sample time are added up at the end of the run);
 //! * checks the stop conditions (every flow done, the time limit, no event left, the stall of
 //!   a run with long-lived flows, time-based);
 //! * hands the flows arriving in the next window to their sources' partitions (the workload
@@ -155,7 +155,7 @@ pub(super) fn assign(weight: &[u64], threads: usize) -> Vec<Vec<usize>> {
     }
     // Each step strictly lowers the larger load of a pair without raising any other thread's
     // load above it, so the sum of squared loads falls and the loop ends.
-    while threads > 1 {
+    loop {
         let hi = (0..threads).max_by_key(|&t| (load[t], std::cmp::Reverse(t))).expect("threads");
         let lo = (0..threads).min_by_key(|&t| (load[t], t)).expect("threads");
         let best_after = |moved_out: u64, moved_in: u64| {
@@ -175,7 +175,7 @@ pub(super) fn assign(weight: &[u64], threads: usize) -> Vec<Vec<usize>> {
                 }
             }
         }
-        let Some((_, i, j)) = best else { break };
+        let Some((_, i, j)) = best.filter(|_| hi != lo) else { break };
         let a = out[hi].remove(i);
         load[hi] -= weight[a];
         load[lo] += weight[a];
@@ -298,6 +298,9 @@ impl Totals {
 /// window).
 type Done = (SimTime, u32, usize, Completion);
 
+/// A buffer one thread writes and another reads, on its own cache lines.
+type Slot<T> = CachePadded<Mutex<Vec<T>>>;
+
 /// What the threads share. Each buffer has one writer and one reader at a time, in turns set
 /// by the window counters, so no lock is ever contended; each sits on its own cache lines.
 struct Shared {
@@ -313,20 +316,20 @@ struct Shared {
     finished: AtomicU64,
     reports: Vec<CachePadded<Report>>,
     /// Per thread: its partitions' completions of the window.
-    completions: Vec<CachePadded<Mutex<Vec<Done>>>>,
+    completions: Vec<Slot<Done>>,
     /// Per thread: the flows arriving in the next window at its partitions' hosts, in arrival
     /// order, with their partition.
-    arrivals: Vec<CachePadded<Mutex<Vec<(u32, FlowArrival)>>>>,
+    arrivals: Vec<Slot<(u32, FlowArrival)>>,
     /// Per (window parity, source thread, destination thread): the crossings sent in the
     /// window by the source's partitions to the destination's, each with its source
     /// partition, in order of source partition then of sending. The parity lets a thread
     /// deliver window w's crossings while another already sends window w + 1's.
-    crossings: Vec<CachePadded<Mutex<Vec<(u32, Crossing)>>>>,
+    crossings: Vec<Slot<(u32, Crossing)>>,
 }
 
 impl Shared {
     fn new(threads: usize) -> Self {
-        fn padded<T: Default>(n: usize) -> Vec<CachePadded<Mutex<T>>> {
+        fn padded<T>(n: usize) -> Vec<Slot<T>> {
             (0..n).map(|_| CachePadded::new(Mutex::default())).collect()
         }
         Shared {
