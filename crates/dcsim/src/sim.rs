@@ -391,10 +391,7 @@ impl Simulation {
 
     /// Runs to the end. `progress` is called about five times a second of wall time; return
     /// `false` from it to interrupt the run.
-    pub fn run(
-        mut self,
-        progress: &mut dyn FnMut(&Progress) -> bool,
-    ) -> Result<RunOutput, RunError> {
+    pub fn run(self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<RunOutput, RunError> {
         let wall = Instant::now();
         if self.partitions.count > 1 && self.fab.has_losses() {
             return Err(RunError::Spec(SpecError::new(
@@ -412,6 +409,17 @@ impl Simulation {
             let threads = self.threads;
             return partitioned::run(self, threads, progress);
         }
+        self.run_sequential(wall, progress)
+    }
+
+    /// The sequential event loop (one partition), from `wall`. Kept apart from the dispatch
+    /// above so that its code, and the compiler's inlining into it, are those of the
+    /// sequential engine alone.
+    fn run_sequential(
+        mut self,
+        wall: Instant,
+        progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<RunOutput, RunError> {
         let n_hosts = self.fab.net.n_hosts();
         let total = self.workload.total();
         // The long-lived flows start at time 0, before any flow of the run.

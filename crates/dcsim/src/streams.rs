@@ -60,29 +60,30 @@ impl Stream {
 /// shared by every element (the sequential model), or one sub-stream per element
 /// ([`Stream::rng_of`]; the partitioned model, `engine.partitioned`).
 #[derive(Clone, Debug)]
-pub struct ElementRngs {
-    /// One stream, or one per element.
-    rngs: Vec<Rng>,
+pub enum ElementRngs {
+    /// One stream for every element.
+    Shared(Rng),
+    /// Element `i`'s own stream at index `i`.
+    PerElement(Vec<Rng>),
 }
 
 impl ElementRngs {
     /// `stream` of `seed` for `n` elements: one per element if `per_element`, else one shared.
     pub fn new(stream: Stream, seed: u64, n: u32, per_element: bool) -> Self {
-        let rngs = if per_element {
-            (0..n).map(|i| stream.rng_of(seed, i)).collect()
+        if per_element {
+            ElementRngs::PerElement((0..n).map(|i| stream.rng_of(seed, i)).collect())
         } else {
-            vec![stream.rng(seed)]
-        };
-        ElementRngs { rngs }
+            ElementRngs::Shared(stream.rng(seed))
+        }
     }
 
-    /// Element `i`'s stream: its own, or the shared one. (The index is clamped rather than
-    /// branched on: with one stream every element gets index 0, with one per element the
-    /// clamp never bites.)
+    /// Element `i`'s stream: its own, or the shared one.
     #[inline]
     pub fn of(&mut self, i: u32) -> &mut Rng {
-        let last = self.rngs.len() - 1;
-        &mut self.rngs[(i as usize).min(last)]
+        match self {
+            ElementRngs::Shared(rng) => rng,
+            ElementRngs::PerElement(rngs) => &mut rngs[i as usize],
+        }
     }
 }
 

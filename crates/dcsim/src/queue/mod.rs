@@ -439,8 +439,9 @@ impl Port {
     }
 
     /// Event-driven disciplines: the link is free at `now`; takes the next packet, if any,
-    /// and returns it with its arrival time at the peer.
-    #[inline]
+    /// and returns it with its arrival time at the peer. Always inlined (see
+    /// `Fabric::on_tx_done`).
+    #[inline(always)]
     pub fn next_departure(
         &mut self,
         now: SimTime,

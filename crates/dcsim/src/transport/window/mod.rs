@@ -139,7 +139,7 @@ struct Receiver {
 
 impl Receiver {
     /// Records data packet `seq` of a flow of at most `n_pkts` packets.
-    #[inline]
+    #[inline(always)]
     fn accept(&mut self, seq: u32, n_pkts: u32) {
         if seq >= self.rcv_nxt && self.received.insert(seq) {
             self.n_received += 1;
@@ -300,11 +300,7 @@ impl<C: CongestionControl> WindowTransport<C> {
 
     /// The table index of the flow whose packets carry `wire_slot`, if it is this
     /// partition's.
-    #[inline]
     fn local_slot(&self, wire_slot: u32) -> Option<u32> {
-        if self.slot_stride == 1 {
-            return Some(wire_slot);
-        }
         let off = wire_slot.checked_sub(self.slot_offset)?;
         (off % self.slot_stride == 0).then_some(off / self.slot_stride)
     }
@@ -423,21 +419,21 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
     }
 
     /// A packet of this transport reached host `pkt.dst`. Frees the packet; returns the
-    /// completion if this ACK finished its flow.
+    /// completion if this ACK finished its flow. Always inlined, as its receiver's part is: the
+    /// partitioned loop calls it too, and with two callers the compiler stopped inlining it
+    /// into the sequential loop (callgrind; docs/performance.md, "Parallel runs").
+    #[inline(always)]
     fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
         let p = *fab.pool.get(id);
         fab.deliver(id);
-        if self.params.partitioned && matches!(p.kind, PacketKind::DATA | PROBE) {
-            self.on_data_apart(&p, fab);
-            return None;
-        }
-        let slot = self.local_slot(p.slot)?;
+        let slot = if self.params.partitioned { self.apart_slot(&p, fab)? } else { p.slot };
         let fl = self.flows.get_mut(slot as usize)?;
         if !fl.active || fl.id != p.flow {
             return None; // a straggler of a finished flow
         }
         match p.kind {
             PacketKind::DATA | PROBE => {
+                // The sequential model: the flow's entry holds its receiver too.
                 let n_pkts = fl.n_pkts;
                 receive(&self.params, &mut fl.rx, n_pkts, &p, fab);
                 None
@@ -478,6 +474,21 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
 }
 
 impl<C: CongestionControl> WindowTransport<C> {
+    /// The partitioned model's `on_packet`, first part: a data packet or probe goes to the
+    /// receivers' table (`None`: nothing more to do); an ACK's slot becomes this partition's
+    /// table index (`None`: not a flow of this partition). Out of line and cold, so the
+    /// sequential model's `on_packet` stays as small as it was (callgrind,
+    /// docs/performance.md).
+    #[cold]
+    #[inline(never)]
+    fn apart_slot(&mut self, p: &Packet, fab: &mut Fabric) -> Option<u32> {
+        if matches!(p.kind, PacketKind::DATA | PROBE) {
+            self.on_data_apart(p, fab);
+            return None;
+        }
+        self.local_slot(p.slot)
+    }
+
     /// The partitioned model: a data packet or probe reached its receiver, whose entry in the
     /// receivers' table is found by the slot the packet carries (module docs).
     fn on_data_apart(&mut self, p: &Packet, fab: &mut Fabric) {
@@ -706,7 +717,7 @@ fn send_probe<C: CongestionControl>(fl: &mut Flow<C>, fab: &mut Fabric) {
 
 /// A data packet or probe `p` reached the receiving end `rx` (of a flow of at most `n_pkts`
 /// packets): record it and answer with the cumulative ACK, echoing CE and the timestamp.
-#[inline]
+#[inline(always)]
 fn receive(params: &WindowParams, rx: &mut Receiver, n_pkts: u32, p: &Packet, fab: &mut Fabric) {
     let data = p.kind == PacketKind::DATA;
     if data {
@@ -734,6 +745,16 @@ fn receive(params: &WindowParams, rx: &mut Receiver, n_pkts: u32, p: &Packet, fa
     fab.inject(p.dst, ack);
 }
 
+/// The partitioned model: the sender notes the SACK block ACK `p` carries (module docs). Cold
+/// and out of line, so the sequential model's `on_ack` stays as small as it was.
+#[cold]
+#[inline(never)]
+fn note_sack_block<C: CongestionControl>(params: &WindowParams, fl: &mut Flow<C>, p: &Packet) {
+    if params.sack_skip && p.header[1] > 0 {
+        fl.sack_blocks.insert(p.header[1] - 1);
+    }
+}
+
 /// Handles an ACK at the sender; returns true if the flow is complete.
 fn on_ack<C: CongestionControl>(
     params: &WindowParams,
@@ -750,8 +771,8 @@ fn on_ack<C: CongestionControl>(
     if params.sack_window {
         fl.sacked = p.header[0]; // every ACK, duplicates included, as the authors' code
     }
-    if params.partitioned && params.sack_skip && p.header[1] > 0 {
-        fl.sack_blocks.insert(p.header[1] - 1);
+    if params.partitioned {
+        note_sack_block(params, fl, p);
     }
     if fl.probing {
         fl.probing = false;
