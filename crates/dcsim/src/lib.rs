@@ -23,7 +23,8 @@
 //! * [`workload`]: CDFs, Poisson arrivals, traffic matrices, traces.
 //! * [`metrics`]: ideal FCT, per-flow records, the summary.
 //! * [`flow_level`]: the flow-level SRPT model (pFabric's Ideal).
-//! * [`sim`]: the event loop, and the partitioned run on every core ([`partition`]).
+//! * [`sim`]: the event loop, and the opt-in partitioned run on several threads
+//!   (`engine.partitioned`, [`partition`]).
 //!
 //! ## Units
 //! Time is [`dcsim_engine::SimTime`] (integer picoseconds); rates are [`units::BitRate`]

@@ -1,5 +1,5 @@
-//! How a partitioned run divides the fabric: a function of the topology alone, never of the
-//! number of threads, so every thread count runs the same partitions and gives the same
+//! How a partitioned run (the opt-in partitioned model, `engine.partitioned = true`) divides
+//! the fabric: a function of the topology alone, never of the number of threads, so every thread count runs the same partitions and gives the same
 //! results (see `docs/parallel.md`).
 //!
 //! * Each edge switch (a switch with a host on it) forms a partition with its hosts: a rack of
