@@ -61,9 +61,7 @@ def test_the_sequential_model_ignores_threads_and_says_so(tmp_path):
 def test_partitioned_is_refused_for_a_protocol_that_shares_state(tmp_path):
     """Issue 16 (opt-in): `engine.partitioned = true` with pHost is an error naming the field,
     the value, the protocol and the protocols that support it."""
-    p = dcsim_cli(
-        "run", write(tmp_path, PARTITIONED), "--out", tmp_path / "r", "--set", "transport.protocol=phost"
-    )
+    p = dcsim_cli("run", write(tmp_path, PARTITIONED), "--out", tmp_path / "r", "--set", "transport.protocol=phost")
     assert p.returncode != 0
     assert "engine.partitioned" in p.stderr
     assert 'true, but transport.protocol = "phost" cannot run partitioned' in p.stderr
