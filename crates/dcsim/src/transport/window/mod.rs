@@ -435,7 +435,7 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
             PacketKind::DATA | PROBE => {
                 // The sequential model: the flow's entry holds its receiver too.
                 let n_pkts = fl.n_pkts;
-                receive(&self.params, &mut fl.rx, n_pkts, &p, fab);
+                receive(&self.params, &mut fl.rx, n_pkts, &p, 0, fab);
                 None
             }
             PacketKind::ACK => {
@@ -476,7 +476,8 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
 impl<C: CongestionControl> WindowTransport<C> {
     /// The partitioned model's `on_packet`, first part: a data packet or probe goes to the
     /// receivers' table (`None`: nothing more to do); an ACK's slot becomes this partition's
-    /// table index (`None`: not a flow of this partition). Out of line and cold, so the
+    /// table index (`None`: not a flow of this partition), and its flow notes the ACK's SACK
+    /// block (before `on_ack`, which does not read the blocks). Out of line and cold, so the
     /// sequential model's `on_packet` stays as small as it was (callgrind,
     /// docs/performance.md).
     #[cold]
@@ -486,7 +487,11 @@ impl<C: CongestionControl> WindowTransport<C> {
             self.on_data_apart(p, fab);
             return None;
         }
-        self.local_slot(p.slot)
+        let slot = self.local_slot(p.slot)?;
+        if let Some(fl) = self.flows.get_mut(slot as usize).filter(|f| f.active && f.id == p.flow) {
+            note_sack_block(&self.params, fl, p);
+        }
+        Some(slot)
     }
 
     /// The partitioned model: a data packet or probe reached its receiver, whose entry in the
@@ -508,7 +513,9 @@ impl<C: CongestionControl> WindowTransport<C> {
             r.rx.n_received = 0;
             r.rx.received.reset(0);
         }
-        receive(&self.params, &mut r.rx, u32::MAX, p, fab);
+        // The ACK names the data packet that drew it: a one-block SACK (module docs).
+        let block = if p.kind == PacketKind::DATA { p.seq + 1 } else { 0 };
+        receive(&self.params, &mut r.rx, u32::MAX, p, block, fab);
     }
 
     /// The timer event `(slot, gen)` fired.
@@ -716,20 +723,27 @@ fn send_probe<C: CongestionControl>(fl: &mut Flow<C>, fab: &mut Fabric) {
 }
 
 /// A data packet or probe `p` reached the receiving end `rx` (of a flow of at most `n_pkts`
-/// packets): record it and answer with the cumulative ACK, echoing CE and the timestamp.
+/// packets): record it and answer with the cumulative ACK, echoing CE and the timestamp, and
+/// carrying `sack_block` (the partitioned model's one-block SACK; 0: none) in its second
+/// header word.
 #[inline(always)]
-fn receive(params: &WindowParams, rx: &mut Receiver, n_pkts: u32, p: &Packet, fab: &mut Fabric) {
+fn receive(
+    params: &WindowParams,
+    rx: &mut Receiver,
+    n_pkts: u32,
+    p: &Packet,
+    sack_block: u32,
+    fab: &mut Fabric,
+) {
     let data = p.kind == PacketKind::DATA;
     if data {
         rx.accept(p.seq, n_pkts);
     }
     // With `sack_window` the ACK reports how many packets beyond it the receiver holds.
     let sacked = if params.sack_window { rx.n_received - rx.rcv_nxt } else { 0 };
-    // The partitioned model's SACK: the data packet that drew the ACK (0: none, a probe).
-    let block = if params.partitioned && data { p.seq + 1 } else { 0 };
     let ack = Packet {
         ecn: if p.ecn & ecn::CE != 0 { ecn::ECE } else { 0 },
-        header: [sacked, block],
+        header: [sacked, sack_block],
         // The data packet's send time, echoed for the sender's RTT sample.
         ..Packet::new(
             PacketKind::ACK,
@@ -745,10 +759,7 @@ fn receive(params: &WindowParams, rx: &mut Receiver, n_pkts: u32, p: &Packet, fa
     fab.inject(p.dst, ack);
 }
 
-/// The partitioned model: the sender notes the SACK block ACK `p` carries (module docs). Cold
-/// and out of line, so the sequential model's `on_ack` stays as small as it was.
-#[cold]
-#[inline(never)]
+/// The partitioned model: the sender notes the SACK block ACK `p` carries (module docs).
 fn note_sack_block<C: CongestionControl>(params: &WindowParams, fl: &mut Flow<C>, p: &Packet) {
     if params.sack_skip && p.header[1] > 0 {
         fl.sack_blocks.insert(p.header[1] - 1);
@@ -770,9 +781,6 @@ fn on_ack<C: CongestionControl>(
     fl.consecutive_timeouts = 0;
     if params.sack_window {
         fl.sacked = p.header[0]; // every ACK, duplicates included, as the authors' code
-    }
-    if params.partitioned {
-        note_sack_block(params, fl, p);
     }
     if fl.probing {
         fl.probing = false;
