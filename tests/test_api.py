@@ -122,6 +122,7 @@ def test_fields_added_later_leave_stored_runs_their_identity():
         del old_tree["pfabric"][key]
     for key in ("ports_sample_us", "ports_max_rows", "packet_trace", "packet_trace_max_rows"):
         del old_tree["output"][key]
+    del old_tree["engine"]["partitioned"]  # issue 16 (the opt-in partitioned model)
     old = hashlib.sha256(dcsim._dcsim.__version__.encode() + b"\0" + json.dumps(old_tree, sort_keys=True).encode())
     assert r.hash() == old.hexdigest()[:16]
     n = dcsim.resolve({"workload": {"flows": 100, "stop_when": "n-finished"}})
@@ -133,6 +134,7 @@ def test_fields_added_later_leave_stored_runs_their_identity():
     assert dcsim.resolve({"workload": {"flows": 100}, "pase": {"queues": 4}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"sack_window": True}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"ties": "queue-order"}}).hash() != r.hash()
+    assert dcsim.resolve({"workload": {"flows": 100}, "engine": {"partitioned": True}}).hash() != r.hash()
 
 
 def test_n_finished_counts_the_first_flows_to_finish():

@@ -38,9 +38,10 @@ def resolve_spec_with_unused(
     that do not apply to it, each ``(field, value as written, reason)``."""
 
 def run_spec(
-    spec_json: str, progress: Callable[[dict[str, float]], object] | None = None
+    spec_json: str, progress: Callable[[dict[str, float]], object] | None = None, threads: int = 1
 ) -> tuple[str, dict[str, tuple[str, bytes]], dict[str, dict[str, tuple[str, bytes]]]]:
-    """Run a spec; returns ``(summary_json, {column: (dtype, raw bytes)}, {recording: {column:
+    """Run a spec, a partitioned run's partitions on ``threads`` threads (the results do not
+    depend on it); returns ``(summary_json, {column: (dtype, raw bytes)}, {recording: {column:
     (dtype, raw bytes)}})``: the flow table's columns, then the recordings' (``timeseries``,
     ``ports``, ``packets``, and ``port_info`` describing the ports)."""
 

@@ -62,6 +62,7 @@ def run(
     force: bool = False,
     trace: Any = None,
     strict: bool = False,
+    threads: int = 1,
     **kw_overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its [`Result`][dcsim.Result].
@@ -86,6 +87,10 @@ def run(
             the path of a CSV or Parquet file, with the columns of `docs/spec.md` ("Trace
             files"). Every row runs unless `workload.flows` is set.
         strict: Make fields without effect an error instead of a warning.
+        threads: Threads to run the partitions of a partitioned run on (`engine.partitioned
+            = true`; default 1). Not part of the spec: the results are byte-identical for every
+            thread count (`docs/parallel.md`). A run of the default, sequential model uses
+            one thread whatever this says.
         **kw_overrides: More overrides as keywords, `__` standing for the dot:
             `workload__load=0.7`, `seed=3`. They win over `overrides`.
 
@@ -107,6 +112,8 @@ def run(
                   "dst": [1], "size_bytes": [1000], "start_us": [0.0]}))
         ```
     """
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        raise ValueError(f"threads = {threads!r}: give a whole number of threads >= 1")
     merged: dict[str, Any] = dict(overrides or {})
     merged.update(kw_overrides)
     if trace is not None:
@@ -121,7 +128,7 @@ def run(
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     try:
-        summary_json, raw, recorded = _dcsim.run_spec(resolved.json, progress)
+        summary_json, raw, recorded = _dcsim.run_spec(resolved.json, progress, threads)
     except _dcsim.InvalidSpec as e:
         _raise_invalid(e)
         raise  # unreachable

@@ -121,6 +121,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace another run already in the run directory (the same spec is replaced without it)",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary table")
+    p.add_argument(
+        "--threads",
+        type=_positive_int,
+        default=None,
+        help="threads for a partitioned run's partitions (engine.partitioned = true; default 1; "
+        "results are the same for any count)",
+    )
     p = sub.add_parser("validate", help="check a spec without running it")
     _add_spec_args(p)
     p = sub.add_parser("show", help="print the fully resolved spec (every default filled in)")
@@ -424,10 +431,18 @@ def _main(args: argparse.Namespace) -> int:
             print(spec_mod.resolve(args.spec, overrides, strict=args.strict).annotated_toml(), end="")
             return 0
         resolved = spec_mod.resolve(args.spec, overrides, strict=args.strict)
+        threads = args.threads or 1
+        if threads > 1 and not resolved.tree["engine"]["partitioned"]:
+            print(
+                f"note: --threads {threads}: the sequential model (the default) runs on one thread; "
+                "set engine.partitioned = true for the partitioned model, which runs on several "
+                "(its results differ from the sequential model's; docs/parallel.md)",
+                file=sys.stderr,
+            )
         out = args.out or str(default_run_dir(args.spec, resolved))
         bar = ProgressBar(Path(out).name, spec=resolved, enabled=False if args.quiet else None)
         try:
-            result = api.run(resolved, out=out, progress=bar, force=args.force)
+            result = api.run(resolved, out=out, progress=bar, force=args.force, threads=threads)
         finally:
             bar.close()
     except (SpecError, MissingExtraError) as e:

@@ -381,6 +381,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "fastpass.slot_start": "epoch",
     "fastpass.watchdog_epochs": 16,
     "topology.file": "",
+    "engine.partitioned": False,
     "dcpim.rounds": 4,
     "dcpim.channels": 4,
     "dcpim.beta": 1.3,

@@ -389,11 +389,11 @@ def _publish(staging: Path, final: Path) -> bool:
 
 
 def execute_to_bytes(
-    spec_json: str, progress: Callable[[dict[str, float]], Any] | None = None
+    spec_json: str, progress: Callable[[dict[str, float]], Any] | None = None, threads: int = 1
 ) -> tuple[str, dict[str, bytes], str, str]:
-    """Runs a resolved spec and returns (summary_json, {parquet file name: bytes}, spec_toml,
-    log): everything a run directory holds (``flows.parquet`` and the recordings), for
-    executors whose workers cannot write the driver's disk (Ray)."""
+    """Runs a resolved spec on ``threads`` threads and returns (summary_json, {parquet file
+    name: bytes}, spec_toml, log): everything a run directory holds (``flows.parquet`` and the
+    recordings), for executors whose workers cannot write the driver's disk (Ray)."""
     import io
 
     import pyarrow.parquet as pq
@@ -408,7 +408,7 @@ def execute_to_bytes(
     )
 
     t0 = time.monotonic()
-    summary_json, raw, recorded = _dcsim.run_spec(spec_json, progress)
+    summary_json, raw, recorded = _dcsim.run_spec(spec_json, progress, threads)
     toml_text, resolved_json = _dcsim.resolve_spec(spec_json)
     metadata = run_metadata(json.loads(resolved_json))
     tables = {"flows": columns_to_arrow(raw), **recordings_to_arrow(recorded)}
@@ -509,9 +509,11 @@ class _ProgressFile:
         return True
 
 
-def _local_task(out: str, h: str, params: dict[str, Any], spec_json: str) -> tuple[str, str | None, float]:
-    """Worker-process body: run, write, publish. Returns (hash, error text or None, wall
-    seconds)."""
+def _local_task(
+    out: str, h: str, params: dict[str, Any], spec_json: str, threads: int = 1
+) -> tuple[str, str | None, float]:
+    """Worker-process body: run (on ``threads`` threads), write, publish. Returns (hash, error
+    text or None, wall seconds)."""
     t0 = time.monotonic()
     try:
         marker = _started_marker(Path(out), h)
@@ -519,7 +521,7 @@ def _local_task(out: str, h: str, params: dict[str, Any], spec_json: str) -> tup
         marker.touch()
         if os.environ.get("DCSIM_SWEEP_PIDFILE_DIR"):  # test hook: lets a test find and kill this worker
             Path(os.environ["DCSIM_SWEEP_PIDFILE_DIR"], f"{h}.pid").write_text(str(os.getpid()))
-        summary_json, parquet, spec_toml, log = execute_to_bytes(spec_json, _ProgressFile(marker))
+        summary_json, parquet, spec_toml, log = execute_to_bytes(spec_json, _ProgressFile(marker), threads)
         write_run(Path(out), h, params, summary_json, parquet, spec_toml, log)
         marker.unlink(missing_ok=True)
         return h, None, time.monotonic() - t0
@@ -658,6 +660,10 @@ def _run_locked(p, out, jobs, ray_address, use_ray, fail_fast, progress, max_att
 
 def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) -> None:
     pending = list(todo)
+    # The cores are divided between runs and their threads: `jobs` runs at once, each on an
+    # equal share of the cores (a single run gets them all). Threads never change results;
+    # only partitioned runs (`engine.partitioned = true`) use more than one.
+    threads = max(1, (os.cpu_count() or 1) // max(1, min(jobs, len(pending))))
     attempts: dict[str, int] = {}
     by_hash = {r.hash: r for r in todo}
     ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
@@ -669,7 +675,7 @@ def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) 
         broken = False
         try:
             for r in pending:
-                futures[pool.submit(_local_task, str(out), r.hash, r.params, r.spec.json)] = r
+                futures[pool.submit(_local_task, str(out), r.hash, r.params, r.spec.json, threads)] = r
             pending = []
             bar.tick()
             not_done = set(futures)

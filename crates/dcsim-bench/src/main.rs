@@ -1,8 +1,9 @@
-//! `dcsim-e2e [SPEC.toml] [section.key=value ...]`: the end-to-end benchmark.
+//! `dcsim-e2e [--threads N] [SPEC.toml] [section.key=value ...]`: the end-to-end benchmark.
 //!
 //! Runs one spec (default: the foundation benchmark, 144 hosts, web search, load 0.6, DCTCP,
-//! 20,000 flows) in this process and prints events/s, packets/s, wall time and peak memory
-//! (VmHWM). `make bench` runs it; `docs/performance.md` records the results.
+//! 20,000 flows) in this process on N threads (default 1) and prints events/s, packets/s, wall
+//! time and peak memory (VmHWM). `make bench` runs it; `docs/performance.md` records the
+//! results.
 
 use dcsim::Simulation;
 use std::time::Instant;
@@ -27,7 +28,12 @@ fn peak_rss_mb() -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut threads = 1;
+    if args.first().is_some_and(|a| a == "--threads") {
+        threads = args.get(1).and_then(|n| n.parse().ok()).expect("--threads takes a count");
+        args.drain(..2);
+    }
     let (text, overrides) = match args.first() {
         Some(p) if p.ends_with(".toml") => {
             (std::fs::read_to_string(p).expect("readable spec"), &args[1..])
@@ -41,12 +47,15 @@ fn main() {
         spec.transport.protocol, spec.workload.flow_sizes, spec.workload.load, spec.workload.flows
     );
     let t0 = Instant::now();
-    let out = Simulation::new(spec).expect("valid").run(&mut |_| true).expect("runs");
+    let sim = Simulation::new(spec).expect("valid").with_threads(threads);
+    let partitions = sim.partitions().count;
+    let out = sim.run(&mut |_| true).expect("runs");
     let wall = t0.elapsed().as_secs_f64();
     let s = &out.summary;
     let packets = s.counters.data_packets_injected + s.counters.control_packets_injected;
     println!("run            {label}");
     println!("flows          {} / {}", s.flows_completed, s.flows_total);
+    println!("threads        {threads} ({partitions} partitions)");
     println!("events         {}", s.counters.events);
     println!("wall_s         {wall:.3}");
     println!("events_per_s   {:.0}", s.counters.events as f64 / s.counters.wall_seconds);

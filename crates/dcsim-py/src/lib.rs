@@ -224,18 +224,25 @@ fn recordings<'py>(py: Python<'py>, out: &RunOutput, spec: &Spec) -> PyResult<Bo
 /// `events`, `wall_seconds`); if it returns `False` the run stops with `KeyboardInterrupt`.
 /// Signals (Ctrl-C) are checked at the same points.
 ///
+/// `threads` runs a partitioned run's partitions (`engine.partitioned`) on that many threads
+/// (default 1); the results are the same for every count. A sequential run uses one.
+///
 /// Returns `(summary_json, columns, recordings)` where `columns` maps a flow column's name to
 /// `(numpy dtype string, bytes)` and `recordings` maps a recording's name (`timeseries`,
 /// `ports`, `packets`, `port_info`) to its columns in the same form.
 #[pyfunction]
-#[pyo3(signature = (spec_json, progress=None))]
+#[pyo3(signature = (spec_json, progress=None, threads=1))]
 fn run_spec<'py>(
     py: Python<'py>,
     spec_json: &str,
     progress: Option<Py<PyAny>>,
+    threads: usize,
 ) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
+    if threads == 0 {
+        return Err(pyo3::exceptions::PyValueError::new_err("threads = 0: give at least 1"));
+    }
     let spec = Spec::from_json_str(spec_json).map_err(CoreError::from)?;
-    let sim = Simulation::new(spec.clone()).map_err(CoreError::from)?;
+    let sim = Simulation::new(spec.clone()).map_err(CoreError::from)?.with_threads(threads);
     let mut pending: Option<PyErr> = None;
     let result = py.detach(|| {
         sim.run(&mut |p| {

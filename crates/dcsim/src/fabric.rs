@@ -10,9 +10,9 @@
 use crate::metrics::{HopEvent, PacketTracer};
 use crate::packet::{Packet, PacketId, PacketPool, SeqSet};
 use crate::queue::{HopKind, Offer};
-use crate::streams::Stream;
+use crate::streams::{ElementRngs, Stream};
 use crate::topology::{Balancer, Network};
-use dcsim_engine::{Rng, Scheduler, SimTime};
+use dcsim_engine::{Scheduler, SimTime};
 
 /// Every event of a simulation. Small and `Copy` (12 bytes, checked by a test).
 ///
@@ -55,6 +55,41 @@ pub struct PacketCounters {
     pub data_bytes_delivered: u64,
     /// Packets dropped by a port.
     pub dropped: u64,
+    /// Packets handed to another partition (a partitioned run).
+    pub sent_away: u64,
+    /// Packets received from other partitions (a partitioned run).
+    pub received: u64,
+}
+
+impl PacketCounters {
+    /// The counters of several partitions, summed.
+    pub fn sum<'a>(parts: impl IntoIterator<Item = &'a PacketCounters>) -> PacketCounters {
+        parts.into_iter().fold(PacketCounters::default(), |a, c| PacketCounters {
+            created: a.created + c.created,
+            data: a.data + c.data,
+            data_retransmitted: a.data_retransmitted + c.data_retransmitted,
+            control: a.control + c.control,
+            delivered: a.delivered + c.delivered,
+            data_bytes_delivered: a.data_bytes_delivered + c.data_bytes_delivered,
+            dropped: a.dropped + c.dropped,
+            sent_away: a.sent_away + c.sent_away,
+            received: a.received + c.received,
+        })
+    }
+}
+
+/// A packet leaving its partition by a port whose peer is in another ([`crate::partition`]):
+/// it reaches `node` at `at`, delivered there at the next window's barrier.
+#[derive(Copy, Clone, Debug)]
+pub struct Crossing {
+    /// When it reaches `node`.
+    pub at: SimTime,
+    /// The node it reaches.
+    pub node: u32,
+    /// The packet.
+    pub packet: Packet,
+    /// Its packet-trace number and the last port it was offered to (traced runs only).
+    pub trace: (u64, u32),
 }
 
 /// Deliveries of the flows whose ids start at `first`, counted apart from the others (the
@@ -132,7 +167,8 @@ pub struct Fabric {
     /// Topology, ports and routes.
     pub net: Network,
     balancer: Balancer,
-    queue_rng: Rng,
+    /// The ports' tie-break streams: one shared, or each port's own (the partitioned model).
+    queue_rngs: ElementRngs,
     /// Conservation counters.
     pub counters: PacketCounters,
     /// Deliveries of the flows metered apart (none unless set).
@@ -141,13 +177,18 @@ pub struct Fabric {
     /// The per-packet trace (`output.packet_trace`); `None`, and never touched beyond that
     /// check, when off.
     pub tracer: Option<Box<PacketTracer>>,
+    /// Packets that left this partition during the current window (a partitioned run).
+    pub outbox: Vec<Crossing>,
 }
 
 impl Fabric {
-    /// A fabric over `net`; `seed` feeds the load balancer and queue tie-break streams.
-    pub fn new(net: Network, lb: crate::spec::LoadBalancing, seed: u64) -> Self {
-        let balancer =
-            Balancer::new(lb, net.n_hosts(), net.n_nodes(), Stream::LoadBalancer.rng(seed));
+    /// A fabric over `net`; `seed` feeds the load balancers' and queue tie-breaks' streams: one
+    /// of each, or with `per_element` (the partitioned model) one per switch and one per port.
+    pub fn new(net: Network, lb: crate::spec::LoadBalancing, seed: u64, per_element: bool) -> Self {
+        let lb_rngs = ElementRngs::new(Stream::LoadBalancer, seed, net.n_nodes(), per_element);
+        let balancer = Balancer::new(lb, net.n_hosts(), net.n_nodes(), lb_rngs);
+        let n_ports = net.ports.len() as u32;
+        let queue_rngs = ElementRngs::new(Stream::QueueTieBreaks, seed, n_ports, per_element);
         // Most events are a packet reaching the next node; the latest such event is one that
         // waits behind a full buffer. Size the event queue's near-future wheel to cover that
         // (rounded up to a power of two), so almost nothing goes to its far-future heap.
@@ -166,17 +207,23 @@ impl Fabric {
             pool: PacketPool::new(),
             net,
             balancer,
-            queue_rng: Stream::QueueTieBreaks.rng(seed),
+            queue_rngs,
             counters: PacketCounters::default(),
             meter: FlowMeter::default(),
             losses: Vec::new(),
             tracer: None,
+            outbox: Vec::new(),
         }
     }
 
     /// Adds a scripted loss.
     pub fn add_loss(&mut self, rule: LossRule) {
         self.losses.push(rule);
+    }
+
+    /// Whether scripted losses are set.
+    pub fn has_losses(&self) -> bool {
+        !self.losses.is_empty()
     }
 
     /// True if a loss rule claims packet `id` at this hop (and consumes one of its drops).
@@ -296,12 +343,13 @@ impl Fabric {
             return;
         }
         let pt = &mut self.net.ports[port as usize];
-        let offered = pt.offer(id, now, &mut self.pool, &mut self.queue_rng);
-        let peer = pt.peer;
+        let offered = pt.offer(id, now, &mut self.pool, self.queue_rngs.of(port));
+        let (peer, remote) = (pt.peer, pt.remote);
         if TRACED {
             self.trace_offer(port, id, offered);
         }
         match offered {
+            Offer::Depart { arrive_at } if remote => self.send_away(peer, arrive_at, id),
             Offer::Depart { arrive_at } => {
                 self.sched
                     .schedule_at(arrive_at, Event::Arrive(peer, id))
@@ -337,24 +385,57 @@ impl Fabric {
         }
     }
 
-    /// Port `port` (an event-driven discipline) finished a packet: start the next one.
-    #[inline]
+    /// Port `port` (an event-driven discipline) finished a packet: start the next one. Always
+    /// inlined, as its `next_departure` is: the partitioned loop calls it too, and with two
+    /// callers the compiler stopped inlining it into the sequential loop (+3 % instructions on
+    /// pFabric, callgrind; docs/performance.md, "Parallel runs").
+    #[inline(always)]
     pub fn on_tx_done(&mut self, port: u32) {
         let now = self.sched.now();
         let pt = &mut self.net.ports[port as usize];
         pt.wakeup_pending = false;
-        if let Some((id, arrive_at)) = pt.next_departure(now, &self.pool, &mut self.queue_rng) {
-            let (peer, backlog) = (pt.peer, pt.has_backlog());
+        if let Some((id, arrive_at)) = pt.next_departure(now, &self.pool, self.queue_rngs.of(port))
+        {
+            let (peer, remote, backlog) = (pt.peer, pt.remote, pt.has_backlog());
             if self.tracer.is_some() {
                 self.trace_dequeue(port, id);
             }
-            self.sched
-                .schedule_at(arrive_at, Event::Arrive(peer, id))
-                .expect("arrivals are in the future");
+            if remote {
+                self.send_away(peer, arrive_at, id);
+            } else {
+                self.sched
+                    .schedule_at(arrive_at, Event::Arrive(peer, id))
+                    .expect("arrivals are in the future");
+            }
             if backlog {
                 self.ensure_wakeup(port);
             }
         }
+    }
+
+    /// Packet `id` leaves this partition for `node`, which it reaches at `at`: it goes into
+    /// the outbox and its slot is freed here. Cold: the sequential model never calls it, and
+    /// its ports' forwarding stays as small as it was.
+    #[cold]
+    #[inline(never)]
+    fn send_away(&mut self, node: u32, at: SimTime, id: PacketId) {
+        self.counters.sent_away += 1;
+        let trace = self.tracer.as_ref().map_or((0, crate::metrics::NO_PORT), |t| t.identity(id));
+        self.outbox.push(Crossing { at, node, packet: *self.pool.get(id), trace });
+        self.pool.free(id);
+    }
+
+    /// A packet from another partition: it reaches its node at its time (never before this
+    /// partition's clock: the window was no longer than the lookahead).
+    pub fn receive(&mut self, c: &Crossing) {
+        self.counters.received += 1;
+        let id = self.pool.alloc(c.packet);
+        if let Some(t) = &mut self.tracer {
+            t.on_received(id, c.trace);
+        }
+        self.sched
+            .schedule_at(c.at, Event::Arrive(c.node, id))
+            .expect("a crossing arrives after the window it left in");
     }
 
     /// Packet `id` arrived at switch `node`: route it to an egress port.

@@ -23,7 +23,8 @@
 //! * [`workload`]: CDFs, Poisson arrivals, traffic matrices, traces.
 //! * [`metrics`]: ideal FCT, per-flow records, the summary.
 //! * [`flow_level`]: the flow-level SRPT model (pFabric's Ideal).
-//! * [`sim`]: the event loop.
+//! * [`sim`]: the event loop, and the opt-in partitioned run on several threads
+//!   (`engine.partitioned`, [`partition`]).
 //!
 //! ## Units
 //! Time is [`dcsim_engine::SimTime`] (integer picoseconds); rates are [`units::BitRate`]
@@ -59,6 +60,7 @@ pub mod fabric;
 pub mod flow_level;
 pub mod metrics;
 pub mod packet;
+pub mod partition;
 pub mod protocols;
 pub mod queue;
 pub mod sim;

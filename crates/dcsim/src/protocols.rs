@@ -4,7 +4,10 @@
 //! definition type (a [`crate::transport::Protocol`] in `transport/<module>.rs`), with a doc
 //! line, then what it reads of the spec besides `[topology]`, `[workload]`, `[output]`,
 //! `[engine]` and `transport.protocol`: its `sections`, and whether its hosts take the
-//! window and timer settings of `[transport]` (`window`). The spec's protocol choice (names,
+//! window and timer settings of `[transport]` (`window`), and whether it can run partitioned
+//! (`partitioned`: its ends talk only through packets, so `engine.partitioned = true` can
+//! split the fabric, see [`crate::partition`]; a protocol that cannot gives the reason after
+//! `false`, and a spec asking for it partitioned is refused with it). The spec's protocol choice (names,
 //! parsing, documentation), which sections and fields apply to a run (the spec's unused-field
 //! report, `dcsim show`'s marks) and the transport dispatch are generated from this list;
 //! nothing else lists protocols. Adding a protocol is its module plus one line here (see
@@ -20,48 +23,54 @@ macro_rules! for_each_protocol {
         $callback! {
             /// DCTCP over DropTail with ECN marking (see `[dctcp]`).
             Dctcp = "dctcp" => dctcp::DctcpProtocol,
-                sections ["dctcp"], window true,
+                sections ["dctcp"], window true, partitioned true,
             /// TCP NewReno over DropTail.
             Tcp = "tcp" => tcp::TcpProtocol,
-                sections [], window true,
+                sections [], window true, partitioned true,
             /// pFabric: priority-dropping switches with MinTCP or LineRate (see `[pfabric]`).
             Pfabric = "pfabric" => pfabric::PfabricProtocol,
-                sections ["pfabric"], window false,
+                sections ["pfabric"], window false, partitioned true,
             /// Ideal: flow-level end-to-end SRPT over the same flows (pFabric HotNets'12 §3).
             Ideal = "ideal" => ideal::IdealProtocol,
-                sections [], window false,
+                sections [], window false, partitioned false
+                    "a flow-level model, without packets",
             /// pHost: receiver-driven tokens (see `[phost]`).
             Phost = "phost" => phost::PhostProtocol,
-                sections ["phost"], window false,
+                sections ["phost"], window false, partitioned false
+                    "a flow's sender and receiver share one table entry",
             /// Fastpass: a centralised arbiter schedules every packet (see `[fastpass]`).
             Fastpass = "fastpass" => fastpass::FastpassProtocol,
-                sections ["fastpass"], window false,
+                sections ["fastpass"], window false, partitioned false
+                    "the arbiter and the hosts share one flow table",
             /// PIAS: MLFQ tagging by bytes sent, strict-priority queues with ECN, DCTCP (see
             /// `[pias]`).
             Pias = "pias" => pias::PiasProtocol,
-                sections ["dctcp", "pias"], window true,
+                sections ["dctcp", "pias"], window true, partitioned true,
             /// LAS: pFabric's priority-dropping switch keyed by bytes sent, MinTCP hosts (see
             /// `[pfabric]` for the host and buffer settings).
             Las = "las" => las::LasProtocol,
-                sections ["pfabric"], window false,
+                sections ["pfabric"], window false, partitioned true,
             /// L2DCT: DCTCP with size-aware weights from bytes sent (see `[dctcp]`).
             L2dct = "l2dct" => l2dct::L2dctProtocol,
-                sections ["dctcp"], window true,
+                sections ["dctcp"], window true, partitioned true,
             /// D2TCP: DCTCP whose back-off depends on deadline imminence (see `[dctcp]`).
             D2tcp = "d2tcp" => d2tcp::D2tcpProtocol,
-                sections ["dctcp"], window true,
+                sections ["dctcp"], window true, partitioned true,
             /// PASE: arbitration, a few strict-priority queues and self-adjusting endpoints
             /// (see `[pase]`).
             Pase = "pase" => pase::PaseProtocol,
-                sections ["pase", "dctcp"], window true,
+                sections ["pase", "dctcp"], window true, partitioned false
+                    "the arbitrators' state is shared by every switch and host",
             /// Homa: receiver-driven grants, unscheduled first RTTbytes and network priorities
             /// (see `[homa]`).
             Homa = "homa" => homa::HomaProtocol,
-                sections ["homa"], window false,
+                sections ["homa"], window false, partitioned false
+                    "a message's sender and receiver share one table entry",
             /// dcPIM: per-epoch matching rounds, then receiver tokens on the matched channels
             /// (see `[dcpim]`).
             Dcpim = "dcpim" => dcpim::DcpimProtocol,
-                sections ["dcpim"], window false,
+                sections ["dcpim"], window false, partitioned false
+                    "a flow's sender and receiver share one table entry",
         }
     };
 }

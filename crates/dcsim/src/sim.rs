@@ -3,12 +3,15 @@
 //! `stop_when = "n-finished"` the `flows`-th completion). Long-lived flows
 //! (`workload.long_lived_flows`) run beside the run's flows from time 0 and never end it.
 
+mod partitioned;
+
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric, FlowMeter};
 use crate::metrics::{
     ideal_fct, path_hops, summarize, FlowRecords, Hop, PacketTrace, PacketTracer, PortDescription,
     PortSampler, PortSamples, RunCounters, Summary, Timeseries,
 };
+use crate::partition::PartitionMap;
 use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
 use crate::spec::{LoadBalancing, Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
@@ -87,6 +90,13 @@ pub struct Simulation {
     timeseries: Timeseries,
     /// Port samples (`output.ports_sample_us`), if on.
     port_sampler: Option<PortSampler>,
+    /// The fabric's partitions ([`crate::partition`]): one unless the protocol runs
+    /// partitioned and the topology divides.
+    partitions: PartitionMap,
+    /// One network replica per partition (none with one partition).
+    replicas: Vec<Network>,
+    /// Threads to run the partitions on.
+    threads: usize,
 }
 
 impl Simulation {
@@ -116,9 +126,22 @@ impl Simulation {
             (queue, plan.marking)
         };
         let net = Network::build_with_service_hosts(&spec.topology, parts.service_hosts, &factory);
+        // The spec refuses `engine.partitioned` for a protocol that cannot run partitioned
+        // (and so for the flow-level model).
+        let partitions = if spec.engine.partitioned {
+            PartitionMap::of(&spec.topology, &net)
+        } else {
+            PartitionMap::single(net.n_nodes())
+        };
+        let replicas = if partitions.count > 1 {
+            (0..partitions.count).map(|_| net.replica(&factory)).collect()
+        } else {
+            Vec::new()
+        };
         let workload = Generator::new(&spec, &net)?;
         check_recording_sizes(&spec, &net, &workload, parts.model)?;
-        let mut fab = Fabric::new(net, spec.topology.load_balancing, spec.seed);
+        let per_element = spec.engine.partitioned;
+        let mut fab = Fabric::new(net, spec.topology.load_balancing, spec.seed, per_element);
         if spec.output.packet_trace {
             fab.tracer = Some(Box::new(PacketTracer::new(spec.output.packet_trace_max_rows)));
         }
@@ -149,14 +172,34 @@ impl Simulation {
             at_last_arrival: None,
             timeseries: Timeseries::default(),
             port_sampler,
+            partitions,
+            replicas,
+            threads: 1,
             spec,
         })
     }
 
-    /// Adds a scripted loss (see [`crate::fabric::LossRule`]).
+    /// Adds a scripted loss (see [`crate::fabric::LossRule`]). A rule counts its drops across
+    /// the whole fabric, so [`Simulation::run`] refuses scripted losses in a fabric that
+    /// `engine.partitioned` splits into several partitions.
     pub fn with_loss(mut self, rule: crate::fabric::LossRule) -> Self {
         self.fab.add_loss(rule);
         self
+    }
+
+    /// Runs a partitioned run's partitions (`engine.partitioned`) on `threads` threads (at
+    /// least 1; at most one per partition is used). The results are the same for every thread
+    /// count; a sequential run (the default model) uses one thread whatever this says. The
+    /// default is 1 (docs/parallel.md: a run synchronised every window is slower on two
+    /// threads than on one unless it has both cores to itself).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// The fabric's partitions for this run ([`crate::partition`]).
+    pub fn partitions(&self) -> &PartitionMap {
+        &self.partitions
     }
 
     /// The resolved spec.
@@ -194,15 +237,22 @@ impl Simulation {
         }
     }
 
-    fn start_next_flow(&mut self) {
-        let mut f = self.next.take().expect("a NextFlow event always has a flow");
+    /// Admits flow `f` to the run: its record (with its ideal FCT, and its deadline no
+    /// earlier than the floor), its packets counted as arrived.
+    fn admit(&mut self, mut f: FlowArrival) -> FlowArrival {
         let ideal = self.ideal_fct(f.src, f.dst, f.size_bytes);
         self.floor_deadline(&mut f, ideal);
         self.records.push(&f, ideal);
         self.arrived_packets += crate::units::Bytes(f.size_bytes).packets() as u64;
+        self.first_arrival.get_or_insert(f.start);
+        f
+    }
+
+    fn start_next_flow(&mut self) {
+        let f = self.next.take().expect("a NextFlow event always has a flow");
+        let f = self.admit(f);
         self.transport.start_flow(&f, &mut self.fab);
         let now = self.fab.now();
-        self.first_arrival.get_or_insert(now);
         self.schedule_next_arrival();
         if self.next.is_none() {
             self.at_last_arrival = Some((now, self.run_bytes_delivered()));
@@ -239,8 +289,12 @@ impl Simulation {
     }
 
     fn record(&mut self, c: Completion) {
+        self.record_at(self.fab.now(), c);
+    }
+
+    /// Flow `c.flow` finished at `now`.
+    fn record_at(&mut self, now: SimTime, c: Completion) {
         let i = c.flow as usize;
-        let now = self.fab.now();
         let r = &mut self.records;
         r.finish_ps[i] = now.as_ps();
         r.retransmits[i] = c.retransmits;
@@ -319,6 +373,7 @@ impl Simulation {
             sim_time_us: done.iter().copied().filter(|&d| d <= end).max().unwrap_or(0) as f64 / 1e6,
             drops_by_hop: self.fab.per_hop(|s| s.dropped_packets),
             marks_by_hop: self.fab.per_hop(|s| s.marked_packets),
+            partitions: 1,
             ..RunCounters::default()
         };
         let warmup =
@@ -336,14 +391,35 @@ impl Simulation {
 
     /// Runs to the end. `progress` is called about five times a second of wall time; return
     /// `false` from it to interrupt the run.
-    pub fn run(
-        mut self,
-        progress: &mut dyn FnMut(&Progress) -> bool,
-    ) -> Result<RunOutput, RunError> {
+    pub fn run(self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<RunOutput, RunError> {
         let wall = Instant::now();
+        if self.partitions.count > 1 && self.fab.has_losses() {
+            return Err(RunError::Spec(SpecError::new(
+                "engine.partitioned",
+                format!(
+                    "true splits this fabric into {} partitions, but the run has scripted losses (`Simulation::with_loss`), whose rules count their drops across the whole fabric: set engine.partitioned = false, or use a topology of one partition (pair, star)",
+                    self.partitions.count
+                ),
+            )));
+        }
         if self.model == Model::FlowLevelSrpt {
             return Ok(self.run_flow_level(wall));
         }
+        if self.partitions.count > 1 {
+            let threads = self.threads;
+            return partitioned::run(self, threads, progress);
+        }
+        self.run_sequential(wall, progress)
+    }
+
+    /// The sequential event loop (one partition), from `wall`. Kept apart from the dispatch
+    /// above so that its code, and the compiler's inlining into it, are those of the
+    /// sequential engine alone.
+    fn run_sequential(
+        mut self,
+        wall: Instant,
+        progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<RunOutput, RunError> {
         let n_hosts = self.fab.net.n_hosts();
         let total = self.workload.total();
         // The long-lived flows start at time 0, before any flow of the run.
@@ -441,7 +517,7 @@ impl Simulation {
             return Err(RunError::Horizon { open });
         }
         let wall_seconds = wall.elapsed().as_secs_f64();
-        let conservation_error = self.conservation_error();
+        let conservation_error = check_conservation(&self.fab);
         debug_assert_eq!(conservation_error, 0, "packets were lost or invented");
         // Invariant: without a time limit a run ends only when every flow has finished; a
         // flow still open when the events ran out is stuck for good.
@@ -463,6 +539,8 @@ impl Simulation {
             drops_by_hop: fab.per_hop(|s| s.dropped_packets),
             marks_by_hop: fab.per_hop(|s| s.marked_packets),
             peak_packets_in_flight: fab.pool.peak() as u64,
+            partitions: 1,
+            windows: 0,
             fct_below_ideal: self.fct_below_ideal,
             flows_stalled,
             conservation_error,
@@ -552,22 +630,21 @@ impl Simulation {
         ts.flows_done.push(self.completed);
         true
     }
+}
 
-    /// created − (delivered + dropped + queued + on a wire): zero when every packet is
-    /// accounted for.
-    fn conservation_error(&self) -> i64 {
-        let fab = &self.fab;
-        let on_wire =
-            fab.sched.pending_events().filter(|e| matches!(e, Event::Arrive(..))).count() as u64;
-        let queued = fab.packets_queued();
-        let alive = fab.pool.live() as u64;
-        let c = fab.counters;
-        let accounted = c.delivered + c.dropped + queued + on_wire;
-        if alive != queued + on_wire {
-            return i64::MAX; // the pool disagrees with the queues and wires
-        }
-        c.created as i64 - accounted as i64
+/// created + received − (delivered + dropped + queued + on a wire + sent away) of one fabric (a
+/// partition's, in a partitioned run): zero when every packet is accounted for.
+fn check_conservation(fab: &Fabric) -> i64 {
+    let on_wire =
+        fab.sched.pending_events().filter(|e| matches!(e, Event::Arrive(..))).count() as u64;
+    let queued = fab.packets_queued();
+    let alive = fab.pool.live() as u64;
+    let c = fab.counters;
+    let accounted = c.delivered + c.dropped + queued + on_wire + c.sent_away;
+    if alive != queued + on_wire {
+        return i64::MAX; // the pool disagrees with the queues and wires
     }
+    (c.created + c.received) as i64 - accounted as i64
 }
 
 /// When the sampled recordings (the time series, the port samples) are next due; a recording

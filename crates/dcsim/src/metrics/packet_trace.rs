@@ -40,7 +40,8 @@ pub struct PacketTrace {
     /// dequeue row is written then, with the (later) start time: rows are not in time order.
     pub time_ps: Vec<u64>,
     /// The packet: numbered in order of creation from 0, unique in the run (pool slots are
-    /// reused, these are not).
+    /// reused, these are not). In a partitioned run of P partitions the k-th packet created in
+    /// partition i is number k·P + i.
     pub packet: Vec<u64>,
     /// Its flow.
     pub flow: Vec<u32>,
@@ -60,6 +61,38 @@ pub struct PacketTrace {
     pub truncated: bool,
 }
 
+impl PacketTrace {
+    /// The traces of a partitioned run's partitions as one table: rows in time order (ties in
+    /// partition order, then in each partition's order), at most `max_rows`.
+    pub fn merge(parts: Vec<PacketTrace>, max_rows: u64) -> PacketTrace {
+        let mut rows: Vec<(u64, usize, usize)> = Vec::new();
+        let mut truncated = false;
+        for (k, p) in parts.iter().enumerate() {
+            truncated |= p.truncated;
+            rows.extend((0..p.time_ps.len()).map(|i| (p.time_ps[i], k, i)));
+        }
+        rows.sort_unstable();
+        if rows.len() as u64 > max_rows {
+            rows.truncate(max_rows as usize);
+            truncated = true;
+        }
+        let mut out = PacketTrace { truncated, ..PacketTrace::default() };
+        for (t, k, i) in rows {
+            let p = &parts[k];
+            out.time_ps.push(t);
+            out.packet.push(p.packet[i]);
+            out.flow.push(p.flow[i]);
+            out.seq.push(p.seq[i]);
+            out.kind.push(p.kind[i]);
+            out.size_bytes.push(p.size_bytes[i]);
+            out.event.push(p.event[i]);
+            out.node.push(p.node[i]);
+            out.port.push(p.port[i]);
+        }
+        out
+    }
+}
+
 /// Records hop events; maps pool slots to the run's packet numbers.
 #[derive(Debug)]
 pub struct PacketTracer {
@@ -70,17 +103,43 @@ pub struct PacketTracer {
     /// peer is where a delivered packet was consumed).
     slot: Vec<(u64, u32)>,
     created: u64,
+    /// Numbers go `first`, `first + stride`, … (a partition's share of the run's numbers).
+    first: u64,
+    stride: u64,
 }
 
 impl PacketTracer {
     /// A tracer keeping at most `max_rows` rows.
     pub fn new(max_rows: u64) -> Self {
+        PacketTracer::numbered(max_rows, 0, 1)
+    }
+
+    /// A tracer numbering its packets `first`, `first + stride`, … (partition `first` of
+    /// `stride`).
+    pub fn numbered(max_rows: u64, first: u64, stride: u64) -> Self {
         PacketTracer {
             rows: PacketTrace::default(),
             max_rows: max_rows as usize,
             slot: Vec::new(),
             created: 0,
+            first,
+            stride,
         }
+    }
+
+    /// Packet `id`'s number and last port, for its next partition.
+    pub fn identity(&self, id: PacketId) -> (u64, u32) {
+        self.slot[id as usize]
+    }
+
+    /// A packet from another partition (number and last port `identity`) is now in slot
+    /// `id`.
+    pub fn on_received(&mut self, id: PacketId, identity: (u64, u32)) {
+        let i = id as usize;
+        if self.slot.len() <= i {
+            self.slot.resize(i + 1, (0, NO_PORT));
+        }
+        self.slot[i] = identity;
     }
 
     /// A packet was just created in pool slot `id`.
@@ -89,7 +148,7 @@ impl PacketTracer {
         if self.slot.len() <= i {
             self.slot.resize(i + 1, (0, NO_PORT));
         }
-        self.slot[i] = (self.created, NO_PORT);
+        self.slot[i] = (self.first + self.created * self.stride, NO_PORT);
         self.created += 1;
     }
 

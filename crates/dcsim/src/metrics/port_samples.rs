@@ -46,6 +46,42 @@ pub struct PortSamples {
     pub truncated: bool,
 }
 
+impl PortSamples {
+    /// The samples of a partitioned run's partitions as one table: rows by (time, port),
+    /// whole samples only up to `max_rows` rows.
+    pub fn merge(parts: Vec<PortSamples>, max_rows: u64) -> PortSamples {
+        let mut rows: Vec<(u64, u32, usize, usize)> = Vec::new();
+        let mut truncated = false;
+        for (k, p) in parts.iter().enumerate() {
+            truncated |= p.truncated;
+            rows.extend((0..p.time_ps.len()).map(|i| (p.time_ps[i], p.port[i], k, i)));
+        }
+        rows.sort_unstable();
+        let mut out = PortSamples { truncated, ..PortSamples::default() };
+        let mut k = 0;
+        while k < rows.len() {
+            let t = rows[k].0;
+            let end = k + rows[k..].partition_point(|r| r.0 == t);
+            if end as u64 > max_rows {
+                out.truncated = true;
+                break;
+            }
+            for &(t, port, part, i) in &rows[k..end] {
+                let p = &parts[part];
+                out.time_ps.push(t);
+                out.port.push(port);
+                out.queue_bytes.push(p.queue_bytes[i]);
+                out.queue_packets.push(p.queue_packets[i]);
+                out.tx_bytes.push(p.tx_bytes[i]);
+                out.dropped_packets.push(p.dropped_packets[i]);
+                out.marked_packets.push(p.marked_packets[i]);
+            }
+            k = end;
+        }
+        out
+    }
+}
+
 /// Takes port samples; holds each port's counters at the previous sample.
 #[derive(Debug)]
 pub struct PortSampler {
@@ -54,26 +90,36 @@ pub struct PortSampler {
     max_rows: usize,
     /// Per port: (bytes serialized, drops, marks) at the previous sample.
     last: Vec<(u64, u64, u64)>,
+    /// The ports sampled (all of them, or a partition's).
+    which: Vec<u32>,
 }
 
 impl PortSampler {
     /// A sampler of `n_ports` ports keeping at most `max_rows` rows.
     pub fn new(n_ports: usize, max_rows: u64) -> Self {
+        PortSampler::of_ports((0..n_ports as u32).collect(), n_ports, max_rows)
+    }
+
+    /// A sampler of the ports `which` (of `n_ports`), keeping at most `max_rows` rows: one
+    /// partition's ports in a partitioned run.
+    pub fn of_ports(which: Vec<u32>, n_ports: usize, max_rows: u64) -> Self {
         PortSampler {
             rows: PortSamples::default(),
             max_rows: max_rows as usize,
             last: vec![(0, 0, 0); n_ports],
+            which,
         }
     }
 
     /// Samples every port at `t` (no earlier than the last event processed, no later than the
     /// next): false, and nothing recorded, once a full sample would pass the row limit.
     pub fn sample(&mut self, t: SimTime, ports: &mut [Port]) -> bool {
-        if self.rows.time_ps.len() + ports.len() > self.max_rows {
+        if self.rows.time_ps.len() + self.which.len() > self.max_rows {
             self.rows.truncated = true;
             return false;
         }
-        for (i, p) in ports.iter_mut().enumerate() {
+        for &i in &self.which {
+            let (i, p) = (i as usize, &mut ports[i as usize]);
             let (queue_bytes, queue_packets, committed) = match &mut p.queue {
                 PortQueue::Timeline(q) => {
                     // Bookkeeping only: forgets packets that have started by `t`, as the next

@@ -48,6 +48,10 @@ pub struct RunCounters {
     pub marks_by_hop: BTreeMap<String, u64>,
     /// Most packets alive at once.
     pub peak_packets_in_flight: u64,
+    /// Partitions the fabric ran as (1: a sequential run; docs/parallel.md).
+    pub partitions: u64,
+    /// Windows a partitioned run synchronised its partitions at (0 for a sequential run).
+    pub windows: u64,
     /// Flows whose FCT came out below the ideal (must be 0).
     pub fct_below_ideal: u64,
     /// Flows left unfinished when the run ran out of events with no time limit: stalled,

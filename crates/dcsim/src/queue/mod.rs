@@ -247,6 +247,9 @@ pub struct Port {
     pub owner: u32,
     /// True when a transmit-complete event is pending for this port.
     pub wakeup_pending: bool,
+    /// True when `peer` belongs to another partition of a partitioned run: what leaves by
+    /// this port is handed over at the next window's barrier ([`crate::partition`]).
+    pub remote: bool,
     /// True when the peer starts forwarding once the header is in (cut-through towards a
     /// switch; the last hop to a host always serializes fully).
     pub cut_through: bool,
@@ -295,6 +298,7 @@ impl Port {
             owner,
             peer,
             peer_is_host,
+            remote: false,
             cut_through,
             rate,
             ps_per_byte: rate.exact_ps_per_byte().unwrap_or(0),
@@ -435,8 +439,9 @@ impl Port {
     }
 
     /// Event-driven disciplines: the link is free at `now`; takes the next packet, if any,
-    /// and returns it with its arrival time at the peer.
-    #[inline]
+    /// and returns it with its arrival time at the peer. Always inlined (see
+    /// `Fabric::on_tx_done`).
+    #[inline(always)]
     pub fn next_departure(
         &mut self,
         now: SimTime,

@@ -45,6 +45,7 @@ pub use workload::{
 };
 
 use crate::cdf::SizeSampling;
+use crate::choice::Choice;
 use crate::error::SpecError;
 use reader::Reader;
 use serde::Serialize;
@@ -159,6 +160,22 @@ impl Spec {
         let dcpim = dcpim::resolve(&top.sub("dcpim")?)?;
         let output = output::resolve_output(&top.sub("output")?)?;
         let engine = output::resolve_engine(&top.sub("engine")?)?;
+        if engine.partitioned && !transport.protocol.runs_partitioned() {
+            return Err(SpecError::new(
+                "engine.partitioned",
+                format!(
+                    "true, but transport.protocol = \"{}\" cannot run partitioned ({}); the protocols that can: {}. Set engine.partitioned = false (the default, sequential model)",
+                    transport.protocol.name(),
+                    transport.protocol.why_not_partitioned(),
+                    Protocol::OPTIONS
+                        .iter()
+                        .filter(|(_, p)| p.runs_partitioned())
+                        .map(|(name, _)| *name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
         Ok(Spec {
             seed,
             name,

@@ -29,13 +29,21 @@ pub struct OutputSpec {
 /// The largest row limit a recording may be given (rows are held in memory until the end).
 const MAX_ROWS: u64 = 1_000_000_000;
 
-/// `[engine]`: implementation choices with no effect on the modelled network.
+/// `[engine]`: how the run is executed. `fifo_timeline` has no effect on the modelled
+/// network; `partitioned` chooses the partitioned model, which does.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct EngineSpec {
     /// FIFO ports compute each packet's departure at enqueue (no transmit-complete events).
     /// `false` runs them through the generic event-driven port path instead: the same model,
     /// slower; kept as a cross-check. Default true.
     pub fifo_timeline: bool,
+    /// The partitioned model (docs/parallel.md): the fabric is split into partitions that can
+    /// run on several threads (`--threads`) with results byte-identical for every thread
+    /// count, at the price of a slightly different model (per-switch and per-port random
+    /// streams, the partitions' order of simultaneous events, SACK learned from ACKs). Only
+    /// the protocols whose ends talk through packets alone support it
+    /// ([`crate::spec::Protocol::runs_partitioned`]). Default false: the sequential model.
+    pub partitioned: bool,
 }
 
 /// Resolves `[output]`.
@@ -57,5 +65,8 @@ pub fn resolve_output(o: &Section<'_>) -> Result<OutputSpec, SpecError> {
 
 /// Resolves `[engine]`.
 pub fn resolve_engine(e: &Section<'_>) -> Result<EngineSpec, SpecError> {
-    Ok(EngineSpec { fifo_timeline: e.bool("fifo_timeline", true)? })
+    Ok(EngineSpec {
+        fifo_timeline: e.bool("fifo_timeline", true)?,
+        partitioned: e.bool("partitioned", false)?,
+    })
 }

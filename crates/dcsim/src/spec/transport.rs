@@ -11,7 +11,7 @@ use serde_json::Value;
 /// registry's list ([`crate::protocols`]).
 macro_rules! protocol_choice {
     ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,
-        sections [$($section:literal),*], window $window:literal,)+) => {
+        sections [$($section:literal),*], window $window:literal, partitioned $partitioned:literal $($why_not:literal)?,)+) => {
         crate::choice! {
             /// Protocols: the registry's list ([`crate::protocols`]).
             pub enum Protocol {
@@ -31,6 +31,22 @@ macro_rules! protocol_choice {
             /// ([`WINDOW_FIELDS`]).
             pub fn reads_window_fields(self) -> bool {
                 match self { $(Protocol::$variant => $window,)+ }
+            }
+
+            /// Whether it can run in the partitioned model (`engine.partitioned`): its hosts
+            /// share no state except through packets ([`crate::partition`]).
+            pub fn runs_partitioned(self) -> bool {
+                match self { $(Protocol::$variant => $partitioned,)+ }
+            }
+
+            /// Why it cannot run partitioned ("" when it can): the registry's reason.
+            pub fn why_not_partitioned(self) -> &'static str {
+                match self {
+                    $(Protocol::$variant => {
+                        let reasons: &[&'static str] = &[$($why_not)?];
+                        reasons.first().copied().unwrap_or("")
+                    },)+
+                }
             }
         }
     };
@@ -103,8 +119,9 @@ pub struct TransportSpec {
     pub dupack_threshold: DupAckThreshold,
     /// Per-port buffer override, bytes; 0 (default) keeps `topology.buffer_bytes`.
     pub buffer_bytes: u64,
-    /// Selective acknowledgements: after a timeout, resend only the packets the receiver does
-    /// not hold (idealised SACK, the ns-2 `FullTcp/Sack` agents of the pFabric scripts).
+    /// Selective acknowledgements: after a timeout, resend only the packets the receiver is
+    /// not known to hold (one SACK block per ACK; the ns-2 `FullTcp/Sack` agents of the
+    /// pFabric scripts).
     /// Default false (NewReno).
     pub sack: bool,
     /// MinTCP's probe mode after this many consecutive timeouts (the PIAS scripts' agents:

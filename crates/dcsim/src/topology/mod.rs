@@ -15,8 +15,9 @@ mod star;
 
 use crate::queue::{EcnMarking, HopKind, Port, PortQueue};
 use crate::spec::{LoadBalancing, TopologyKind, TopologySpec};
+use crate::streams::ElementRngs;
 use crate::units::BitRate;
-use dcsim_engine::{Rng, SimTime};
+use dcsim_engine::SimTime;
 
 /// Whether a node is a host or a switch.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -148,7 +149,7 @@ impl Builder {
                 a[0]
             })
             .collect();
-        let routes = Routes::compute(n_hosts, &adjacency, &ports);
+        let routes = std::sync::Arc::new(Routes::compute(n_hosts, &adjacency, &ports));
         Network {
             kinds: self.kinds,
             ports,
@@ -252,8 +253,8 @@ pub struct Network {
     host_nic: Vec<u32>,
     n_hosts: u32,
     rack_of_host: Vec<u32>,
-    /// Equal-cost next hops.
-    pub routes: Routes,
+    /// Equal-cost next hops (shared by the replicas of a partitioned run).
+    pub routes: std::sync::Arc<Routes>,
     /// Cut-through switching (the next switch sees a packet once its header is in).
     pub cut_through: bool,
 }
@@ -295,6 +296,39 @@ impl Network {
             b.attach_extra_hosts(spec);
         }
         b.finish(spec, factory)
+    }
+
+    /// A copy with every queue empty, built by `factory`, and the same routes (shared): one
+    /// partition's fabric in a partitioned run.
+    pub fn replica(&self, factory: &QueueFactory<'_>) -> Network {
+        let ports = self
+            .ports
+            .iter()
+            .map(|p| {
+                let (queue, marking) = factory(PortInfo { hop: p.hop, rate: p.rate });
+                Port::new(
+                    p.owner,
+                    p.peer,
+                    p.peer_is_host,
+                    self.cut_through,
+                    p.rate,
+                    p.delay,
+                    p.hop,
+                    queue,
+                    marking,
+                )
+            })
+            .collect();
+        Network {
+            kinds: self.kinds.clone(),
+            ports,
+            adjacency: self.adjacency.clone(),
+            host_nic: self.host_nic.clone(),
+            n_hosts: self.n_hosts,
+            rack_of_host: self.rack_of_host.clone(),
+            routes: std::sync::Arc::clone(&self.routes),
+            cut_through: self.cut_through,
+        }
     }
 
     /// Number of hosts.
@@ -448,16 +482,20 @@ impl Network {
 pub struct Balancer {
     mode: LoadBalancing,
     rr: Vec<u32>,
-    rng: Rng,
+    /// The random streams (initial counters, random spraying): one shared, or one per node
+    /// in the partitioned model, so a switch's draws depend on its own packets only, not on
+    /// the order events at other switches ran.
+    rngs: ElementRngs,
     n_hosts: u32,
 }
 
 impl Balancer {
     /// State for `n_nodes` nodes; round-robin counters start at random values, as the pHost
-    /// authors' simulator does, so switches are not synchronised.
-    pub fn new(mode: LoadBalancing, n_hosts: u32, n_nodes: u32, mut rng: Rng) -> Self {
-        let rr = (0..n_nodes).map(|_| rng.next_u64() as u32).collect();
-        Balancer { mode, rr, rng, n_hosts }
+    /// authors' simulator does, so switches are not synchronised: node `n` draws its counter
+    /// from `rngs.of(n)`, in node order.
+    pub fn new(mode: LoadBalancing, n_hosts: u32, n_nodes: u32, mut rngs: ElementRngs) -> Self {
+        let rr = (0..n_nodes).map(|n| rngs.of(n).next_u64() as u32).collect();
+        Balancer { mode, rr, rngs, n_hosts }
     }
 
     /// Picks one of `choices` at switch `node` for a packet of flow `flow`.
@@ -480,7 +518,7 @@ impl Balancer {
                     *c as usize % n
                 }
             }
-            LoadBalancing::SprayRandom => self.rng.below(n as u64) as usize,
+            LoadBalancing::SprayRandom => self.rngs.of(node).below(n as u64) as usize,
             LoadBalancing::Ecmp => ecmp_index(node, flow, self.n_hosts, n),
         };
         choices[i]
@@ -502,6 +540,12 @@ mod tests {
     use super::*;
     use crate::queue::DropTail;
     use crate::spec::Spec;
+    use crate::streams::Stream;
+
+    /// The sequential model's load-balancing streams (one shared), of seed 1.
+    fn lb_rngs(n_nodes: u32) -> ElementRngs {
+        ElementRngs::new(Stream::LoadBalancer, 1, n_nodes, false)
+    }
 
     fn net(kind: &str, extra: &str) -> Network {
         let spec = Spec::from_toml_str(&format!("[topology]\nkind = \"{kind}\"\n{extra}")).unwrap();
@@ -580,8 +624,8 @@ mod tests {
     #[test]
     fn ecmp_ports_are_the_ports_the_balancer_picks() {
         let n = net("fat-tree", "k = 4\nload_balancing = \"ecmp\"");
-        let rng = crate::streams::Stream::LoadBalancer.rng(1);
-        let mut b = Balancer::new(LoadBalancing::Ecmp, n.n_hosts(), n.n_nodes(), rng);
+        let mut b =
+            Balancer::new(LoadBalancing::Ecmp, n.n_hosts(), n.n_nodes(), lb_rngs(n.n_nodes()));
         let mut distinct = std::collections::BTreeSet::new();
         for flow in 0..64 {
             let (src, dst) = (flow % 16, 15 - flow % 16);
@@ -679,7 +723,7 @@ mod tests {
     fn spraying_picks_the_counter_modulo_the_choices_across_the_wrap() {
         let choices: Vec<u32> = (100..108).collect();
         for n in 2..=8usize {
-            let mut b = Balancer::new(LoadBalancing::Spray, 4, 8, Rng::new(1));
+            let mut b = Balancer::new(LoadBalancing::Spray, 4, 8, lb_rngs(8));
             b.rr[5] = u32::MAX - 20;
             let mut counter = u32::MAX - 20;
             for _ in 0..60 {
@@ -693,12 +737,12 @@ mod tests {
     #[test]
     fn spraying_round_robins_and_ecmp_pins_a_flow() {
         let choices = [10, 11, 12, 13];
-        let mut b = Balancer::new(LoadBalancing::Spray, 4, 8, Rng::new(1));
+        let mut b = Balancer::new(LoadBalancing::Spray, 4, 8, lb_rngs(8));
         let picks: Vec<u32> = (0..8).map(|_| b.pick(5, 0, &choices)).collect();
         for w in picks.windows(2) {
             assert_eq!((w[0] - 10 + 1) % 4, w[1] - 10);
         }
-        let mut e = Balancer::new(LoadBalancing::Ecmp, 4, 8, Rng::new(1));
+        let mut e = Balancer::new(LoadBalancing::Ecmp, 4, 8, lb_rngs(8));
         let first = e.pick(5, 77, &choices);
         assert!((0..20).all(|_| e.pick(5, 77, &choices) == first));
         let spread: std::collections::HashSet<u32> =

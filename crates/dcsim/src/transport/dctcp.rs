@@ -92,7 +92,7 @@ pub fn dctcp_ports(spec: &Spec) -> PortPlan {
 /// A DCTCP-family protocol's parts: hosts with policy `cc` on the `[transport]` window
 /// mechanism over DCTCP's ports.
 pub fn dctcp_family<C: CongestionControl>(spec: &Spec, cc: C) -> Parts<WindowTransport<C>> {
-    let host = WindowTransport::new(WindowParams::from_transport(&spec.transport), cc);
+    let host = WindowTransport::new(WindowParams::from_spec(spec), cc);
     Parts::packets(host, dctcp_ports(spec))
 }
 

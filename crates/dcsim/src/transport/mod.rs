@@ -100,6 +100,11 @@ pub trait HostTransport {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+    /// This instance serves partition `index` of `count` of a partitioned run (only its
+    /// hosts' flows start here): a transport whose packets name table slots numbers them so
+    /// they are unique in the run. Called before any flow starts; only transports the
+    /// registry marks `partitioned` are ever partitioned.
+    fn set_partition(&mut self, _index: u32, _count: u32) {}
 }
 
 /// A transport's event type: encodes into the fabric's [`Event::Transport`] and back.
@@ -266,7 +271,7 @@ pub trait Protocol {
 /// host-transport enum and its dispatch.
 macro_rules! dispatch {
     ($($(#[$doc:meta])* $variant:ident = $name:literal => $module:ident :: $def:ident,
-        sections [$($section:literal),*], window $window:literal,)+) => {
+        sections [$($section:literal),*], window $window:literal, partitioned $partitioned:literal $($why_not:literal)?,)+) => {
         $(pub mod $module;)+
 
         /// The host transport of every protocol, dispatched by `match`.
@@ -298,6 +303,9 @@ macro_rules! dispatch {
             }
             fn counters(&self) -> Vec<(&'static str, u64)> {
                 match self { $(AnyHost::$variant(h) => h.counters(),)+ }
+            }
+            fn set_partition(&mut self, index: u32, count: u32) {
+                match self { $(AnyHost::$variant(h) => h.set_partition(index, count),)+ }
             }
         }
 

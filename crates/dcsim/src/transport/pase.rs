@@ -771,7 +771,7 @@ impl Protocol for PaseProtocol {
             marking: EcnMarking::Instantaneous { threshold_bytes: spec.dctcp.marking_threshold_bytes },
             buffer_bytes: spec.transport.port_buffer(&spec.topology),
         };
-        let window = WindowParams::from_transport(&spec.transport);
+        let window = WindowParams::from_spec(spec);
         Parts::packets(PaseTransport::new(params, window, dctcp), ports)
     }
 }

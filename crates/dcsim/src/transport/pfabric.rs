@@ -99,6 +99,7 @@ pub fn pfabric_hosts(spec: &Spec, tagger: Tagger) -> WindowTransport<PfabricRate
         dupack: DupAckThreshold::Off,
         sack_skip: true,
         sack_window: p.sack_window,
+        partitioned: spec.engine.partitioned,
         probe_after,
         tagger,
     };

@@ -24,7 +24,7 @@ impl Protocol for PiasProtocol {
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let pi = &spec.pias;
-        let mut params = WindowParams::from_transport(&spec.transport);
+        let mut params = WindowParams::from_spec(spec);
         params.tagger = Tagger {
             priority: PriorityTag::Remaining,
             class: ClassTag::BytesSent {

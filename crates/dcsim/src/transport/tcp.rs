@@ -21,7 +21,7 @@ impl Protocol for TcpProtocol {
     type Host = WindowTransport<Reno>;
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
-        let host = WindowTransport::new(WindowParams::from_transport(&spec.transport), Reno);
+        let host = WindowTransport::new(WindowParams::from_spec(spec), Reno);
         Parts::packets(host, PortPlan::droptail(spec, EcnMarking::Off))
     }
 }

@@ -20,7 +20,7 @@ fn measured_wait_us(rho: f64, packets: u64, seed: u64, timeline: bool) -> f64 {
         };
         (q, EcnMarking::Off)
     });
-    let mut fab = Fabric::new(net, LoadBalancing::Spray, seed);
+    let mut fab = Fabric::new(net, LoadBalancing::Spray, seed, false);
     let service_us = 1.2;
     let mean_gap_us = service_us / rho;
     let mut rng = Rng::new(seed);

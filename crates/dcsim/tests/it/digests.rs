@@ -295,6 +295,34 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
             vec!["workload.stop_when=n-finished", "transport.protocol=ideal", "workload.load=0.8"],
         ),
         ("duration-dctcp", vec!["workload.duration_ms=2", "workload.load=0.9"]),
+        // The opt-in partitioned model (issue 16, `engine.partitioned`; on one thread here,
+        // the same bytes on any number: tests/it/parallel.rs): a window protocol, pFabric,
+        // SACK learned from ACKs, pFabric's SACK window, random spraying on a fat-tree.
+        ("partitioned-dctcp", vec!["engine.partitioned=true"]),
+        ("partitioned-pfabric", vec!["engine.partitioned=true", "transport.protocol=pfabric"]),
+        (
+            "partitioned-tcp-sack",
+            vec!["engine.partitioned=true", "transport.protocol=tcp", "transport.sack=true"],
+        ),
+        (
+            "partitioned-pfabric-sack-window",
+            vec![
+                "engine.partitioned=true",
+                "transport.protocol=pfabric",
+                "pfabric.sack_window=true",
+            ],
+        ),
+        ("partitioned-pias", vec!["engine.partitioned=true", "transport.protocol=pias"]),
+        (
+            "partitioned-fat-tree-spray-random",
+            vec![
+                "engine.partitioned=true",
+                "topology.kind=fat-tree",
+                "topology.k=4",
+                "topology.load_balancing=spray-random",
+                "transport.protocol=pfabric",
+            ],
+        ),
         // dcPIM (issue 18): the default matching, random later rounds with fewer channels, a
         // fat-tree, and flows below the BDP all unscheduled under an incast.
         ("dcpim", vec!["transport.protocol=dcpim"]),

@@ -12,6 +12,7 @@ mod homa;
 mod invariants;
 mod long_lived;
 mod modules;
+mod parallel;
 mod pase;
 mod phost;
 mod pias;

@@ -225,6 +225,61 @@ fn mintcp_times_out_on_a_fixed_rto_then_probes() {
     assert_eq!(fct_ps(&out, 0), 202_832_000 + 1_632_000);
 }
 
+/// Issue 16 (the opt-in partitioned model), SACK learned from ACKs: five packets over one
+/// link (1.2 µs each, 200 ns), pFabric with a fixed 40 µs RTO. Packets 0 and 2 are lost at
+/// the source NIC, so 1, 3 and 4 go out back to back and arrive at 1.4, 2.6 and 3.8 µs; the
+/// (duplicate, cumulative 0) ACKs of 1 and 3 are lost, the one of 4 gets back. At 40 µs the
+/// timeout resends packet 0 (window 1); its ACK (cumulative 2) returns at 41.632 µs and slow
+/// start opens the window to 3: packets 2, 3 and 4. Packet 2 goes out; packet 4 is skipped
+/// by both models (the receiver holds it, and its ACK said so). Packet 3 tells them apart:
+/// the idealised sender reads the receiver's state and skips it, the partitioned one has
+/// not heard of it (its ACK was lost) and resends it. Packet 2's ACK (cumulative 5) ends the
+/// flow at 41.632 + 1.2 + 0.2 + 0.032 + 0.2 = 43.264 µs in both.
+#[test]
+fn the_partitioned_model_learns_sack_from_acks() {
+    let losses = [
+        LossRule { flow: 0, seq: 0, kind: PacketKind::DATA, hop: 0, count: 1 },
+        LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 0, count: 1 },
+        LossRule { flow: 0, seq: 0, kind: PacketKind::ACK, hop: 0, count: 2 },
+    ];
+    for (partitioned, retransmits) in [(false, 2), (true, 3)] {
+        let spec = spec_with_trace(
+            &format!(
+                "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto_us = 40\n[engine]\npartitioned = {partitioned}\n"
+            ),
+            &["0,0,1,7300,0"],
+        );
+        let out = run(spec, &losses);
+        assert_eq!(fct_ps(&out, 0), ns(43_264), "partitioned = {partitioned}");
+        assert_eq!(out.records.timeouts[0], 1, "partitioned = {partitioned}");
+        assert_eq!(out.records.retransmits[0], retransmits, "partitioned = {partitioned}");
+    }
+}
+
+/// Issue 16 (the opt-in partitioned model): with SACK learned from ACKs a sender never
+/// skips a packet before an ACK names it. One packet, its ACK lost: the idealised sender's
+/// timeout at 40 µs finds the packet at the receiver and waits an RTO (a stall check) before
+/// resending it at 80 µs (`a_flow_whose_acks_are_all_lost_does_not_stall`); the partitioned
+/// one has no such knowledge and resends at 40 µs: 40 000 + 1200 + 200 + 32 + 200 ns, one
+/// timeout. TCP with SACK likewise resends at its 200 µs minimum RTO instead of 600 µs.
+#[test]
+fn a_partitioned_sender_resends_what_no_ack_named() {
+    let ack_lost = LossRule { flow: 0, seq: 1, kind: PacketKind::ACK, hop: 0, count: 1 };
+    let spec = spec_with_trace(
+        "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto_us = 40\n[engine]\npartitioned = true\n",
+        &["0,0,1,1460,0"],
+    );
+    let out = run_both_port_paths(spec, &[ack_lost]);
+    assert_eq!(fct_ps(&out, 0), ns(40_000 + 1632));
+    assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (1, 1));
+    let spec = spec_with_trace(
+        "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"tcp\"\nsack = true\nmin_rto_us = 200\n[engine]\npartitioned = true\n",
+        &["0,0,1,1460,0"],
+    );
+    let out = run_both_port_paths(spec, &[ack_lost]);
+    assert_eq!(fct_ps(&out, 0), ns(200_000 + 1632));
+}
+
 #[test]
 fn a_flow_whose_acks_are_all_lost_does_not_stall() {
     // One packet over one link, its ACK lost. The receiver holds the packet, so the timeout

@@ -29,6 +29,19 @@
 //! (they were lost), it times out and resends `snd_una` itself, as a real sender's RTO does,
 //! and that duplicate draws a fresh cumulative ACK. Without this a flow whose ACKs were all
 //! lost would stall for good.
+//!
+//! The partitioned model (`engine.partitioned`, [`WindowParams::partitioned`]) cannot let a
+//! sender read its receiver's state: the two ends may run in different partitions, on
+//! different threads ([`crate::partition`]). There the two ends keep separate state (the
+//! sender's flow table, and a receivers' table indexed by the slot the packets carry), and
+//! with SACK every ACK also names the data packet that drew it (a one-block selective
+//! acknowledgement, in the second header word): the sender skips the packets so
+//! acknowledged. It learns later than the idealised sender (an ACK's flight later, and a
+//! lost ACK's block never), so the stall check above applies unchanged. Each partition's
+//! transport numbers its slots in its own residue class (`slot ≡ partition index`, modulo
+//! the partition count), so a slot names one open flow in the whole run, and a receiver's
+//! entry is overwritten only by a later flow (flow ids grow with arrival time); a receiver
+//! cannot tell that a flow finished, so it answers a finished flow's stragglers too.
 
 pub mod policy;
 pub mod tagging;
@@ -39,7 +52,7 @@ pub use tagging::{ClassTag, PriorityTag, Tagger};
 use super::{Completion, HostTransport, TransportEvent};
 use crate::fabric::Fabric;
 use crate::packet::{ecn, Packet, PacketId, PacketKind, SeqSet};
-use crate::spec::{DupAckThreshold, RtoMode, TransportSpec};
+use crate::spec::{DupAckThreshold, RtoMode, Spec};
 use crate::units::{CONTROL_BYTES, HEADER_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
@@ -81,6 +94,10 @@ pub struct WindowParams {
     /// unacknowledged one, as the latest ACK reports them (the pHost authors' pFabric:
     /// window = cwnd · MSS + SACKed bytes, `Flow::send_pending_data`).
     pub sack_window: bool,
+    /// The partitioned model's variant (`engine.partitioned`): separate sender and receiver
+    /// state, SACK learned from ACKs (module docs). False: one entry holds both ends and SACK
+    /// reads the receiver's state (idealised).
+    pub partitioned: bool,
     /// Enter probe mode after this many consecutive timeouts (0 = never): send only a
     /// 1-byte probe per RTO until an ACK arrives (MinTCP: pFabric HotNets'12 §3 and the
     /// authors' ns-2 agent's `prob_cap_`).
@@ -90,8 +107,10 @@ pub struct WindowParams {
 }
 
 impl WindowParams {
-    /// The `[transport]` section's settings, plain tagging.
-    pub fn from_transport(t: &TransportSpec) -> Self {
+    /// The `[transport]` section's settings (and the model's, `engine.partitioned`), plain
+    /// tagging.
+    pub fn from_spec(spec: &Spec) -> Self {
+        let t = &spec.transport;
         WindowParams {
             initial_window: t.initial_window_pkts,
             max_window: t.max_window_pkts,
@@ -101,13 +120,45 @@ impl WindowParams {
             dupack: t.dupack_threshold,
             sack_skip: t.sack,
             sack_window: false,
+            partitioned: spec.engine.partitioned,
             probe_after: t.probe_after_timeouts,
             tagger: Tagger::PLAIN,
         }
     }
 }
 
-/// One flow, both ends.
+/// What a flow's receiving end holds.
+#[derive(Debug, Default)]
+struct Receiver {
+    /// The next packet expected in order.
+    rcv_nxt: u32,
+    received: SeqSet,
+    /// Distinct data packets received: those beyond `rcv_nxt` number `n_received - rcv_nxt`.
+    n_received: u32,
+}
+
+impl Receiver {
+    /// Records data packet `seq` of a flow of at most `n_pkts` packets.
+    #[inline(always)]
+    fn accept(&mut self, seq: u32, n_pkts: u32) {
+        if seq >= self.rcv_nxt && self.received.insert(seq) {
+            self.n_received += 1;
+            while self.rcv_nxt < n_pkts && self.received.contains(self.rcv_nxt) {
+                self.rcv_nxt += 1;
+            }
+        }
+    }
+}
+
+/// A receiving end of the partitioned model, in the receivers' table.
+#[derive(Debug, Default)]
+struct ApartReceiver {
+    /// Its flow (`u32::MAX`: none yet).
+    flow: u32,
+    rx: Receiver,
+}
+
+/// One flow: its sender, and its receiver too except in the partitioned model.
 #[derive(Debug)]
 struct Flow<C> {
     id: u32,
@@ -149,11 +200,12 @@ struct Flow<C> {
     /// Packets beyond `snd_una` the receiver holds, as the latest ACK reported them (read
     /// with `sack_window`).
     sacked: u32,
-    // receiver
-    rcv_nxt: u32,
-    received: SeqSet,
-    /// Distinct data packets received: those beyond `rcv_nxt` number `n_received - rcv_nxt`.
-    n_received: u32,
+    /// The packets selectively acknowledged so far (the partitioned model with SACK).
+    sack_blocks: SeqSet,
+    /// The slot its packets carry (its table index in the partition's slot numbering).
+    wire_slot: u32,
+    /// Its receiving end (not in the partitioned model, where receivers have their own table).
+    rx: Receiver,
     // statistics
     retransmits: u32,
     timeouts: u32,
@@ -174,8 +226,9 @@ impl<C: CongestionControl> Flow<C> {
         }
     }
 
-    /// An idle flow state (slot generation `gen`, receive bitmap storage `received`).
-    fn fresh(cc: C, gen: u32, received: SeqSet) -> Self {
+    /// An idle flow state (slot generation `gen`, bitmap storage `received` and
+    /// `sack_blocks`).
+    fn fresh(cc: C, gen: u32, received: SeqSet, sack_blocks: SeqSet) -> Self {
         Flow {
             id: 0,
             active: false,
@@ -206,9 +259,9 @@ impl<C: CongestionControl> Flow<C> {
             stall_una: u32::MAX,
             stall_at: SimTime::MAX,
             sacked: 0,
-            rcv_nxt: 0,
-            received,
-            n_received: 0,
+            sack_blocks,
+            wire_slot: 0,
+            rx: Receiver { rcv_nxt: 0, received, n_received: 0 },
             retransmits: 0,
             timeouts: 0,
             packets_sent: 0,
@@ -223,12 +276,33 @@ pub struct WindowTransport<C> {
     template: C,
     flows: Vec<Flow<C>>,
     free: Vec<u32>,
+    /// The partitioned model's receivers, indexed by the slot the flow's packets carry.
+    receivers: Vec<ApartReceiver>,
+    /// Slot numbering: table index `i` is slot `i · slot_stride + slot_offset` on the wire
+    /// (the partition count and index in a partitioned run; 1 and 0 otherwise).
+    slot_stride: u32,
+    slot_offset: u32,
 }
 
 impl<C: CongestionControl> WindowTransport<C> {
     /// A transport whose flows start with a clone of `template` as their policy.
     pub fn new(params: WindowParams, template: C) -> Self {
-        WindowTransport { params, template, flows: Vec::new(), free: Vec::new() }
+        WindowTransport {
+            params,
+            template,
+            flows: Vec::new(),
+            free: Vec::new(),
+            receivers: Vec::new(),
+            slot_stride: 1,
+            slot_offset: 0,
+        }
+    }
+
+    /// The table index of the flow whose packets carry `wire_slot`, if it is this
+    /// partition's.
+    fn local_slot(&self, wire_slot: u32) -> Option<u32> {
+        let off = wire_slot.checked_sub(self.slot_offset)?;
+        (off % self.slot_stride == 0).then_some(off / self.slot_stride)
     }
 
     /// Starts flow `f` now: allocates its slot, sends its initial window, returns the slot.
@@ -252,14 +326,20 @@ impl<C: CongestionControl> WindowTransport<C> {
         let slot = match self.free.pop() {
             Some(s) => s,
             None => {
-                self.flows.push(Flow::fresh(self.template.clone(), 0, SeqSet::default()));
+                let (received, blocks) = (SeqSet::default(), SeqSet::default());
+                self.flows.push(Flow::fresh(self.template.clone(), 0, received, blocks));
                 (self.flows.len() - 1) as u32
             }
         };
         let fl = &mut self.flows[slot as usize];
-        let mut received = std::mem::take(&mut fl.received);
-        received.reset(n_pkts);
-        let mut new = Flow::fresh(cc, fl.gen.wrapping_add(1), received);
+        // The flow's own receiver (sequential model) or what SACK tells it (partitioned).
+        let apart = self.params.partitioned;
+        let mut received = std::mem::take(&mut fl.rx.received);
+        received.reset(if apart { 0 } else { n_pkts });
+        let mut blocks = std::mem::take(&mut fl.sack_blocks);
+        blocks.reset(if apart && self.params.sack_skip { n_pkts } else { 0 });
+        let mut new = Flow::fresh(cc, fl.gen.wrapping_add(1), received, blocks);
+        new.wire_slot = slot * self.slot_stride + self.slot_offset;
         new.id = f.id;
         new.active = true;
         new.src = f.src;
@@ -328,7 +408,7 @@ impl<C: CongestionControl> WindowTransport<C> {
     /// Sends a header-only probe of the flow in `slot`; the receiver answers with its
     /// cumulative ACK.
     pub fn probe(&mut self, slot: u32, fab: &mut Fabric) {
-        send_probe(slot, &mut self.flows[slot as usize], fab);
+        send_probe(&mut self.flows[slot as usize], fab);
     }
 }
 
@@ -339,21 +419,27 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
     }
 
     /// A packet of this transport reached host `pkt.dst`. Frees the packet; returns the
-    /// completion if this ACK finished its flow.
+    /// completion if this ACK finished its flow. Always inlined, as its receiver's part is: the
+    /// partitioned loop calls it too, and with two callers the compiler stopped inlining it
+    /// into the sequential loop (callgrind; docs/performance.md, "Parallel runs").
+    #[inline(always)]
     fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
         let p = *fab.pool.get(id);
         fab.deliver(id);
-        let fl = self.flows.get_mut(p.slot as usize)?;
+        let slot = if self.params.partitioned { self.apart_slot(&p, fab)? } else { p.slot };
+        let fl = self.flows.get_mut(slot as usize)?;
         if !fl.active || fl.id != p.flow {
             return None; // a straggler of a finished flow
         }
         match p.kind {
             PacketKind::DATA | PROBE => {
-                on_data(&self.params, fl, &p, fab);
+                // The sequential model: the flow's entry holds its receiver too.
+                let n_pkts = fl.n_pkts;
+                receive(&self.params, &mut fl.rx, n_pkts, &p, 0, fab);
                 None
             }
             PacketKind::ACK => {
-                if on_ack(&self.params, p.slot, fl, &p, fab) {
+                if on_ack(&self.params, slot, fl, &p, fab) {
                     let done = Completion {
                         flow: fl.id,
                         retransmits: fl.retransmits,
@@ -362,7 +448,7 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
                     };
                     fl.active = false;
                     fl.gen = fl.gen.wrapping_add(1); // any pending timer is now stale
-                    self.free.push(p.slot);
+                    self.free.push(slot);
                     Some(done)
                 } else {
                     None
@@ -370,6 +456,13 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
             }
             _ => None, // not this transport's
         }
+    }
+
+    /// Numbers this transport's slots for partition `index` of `count` (module docs).
+    fn set_partition(&mut self, index: u32, count: u32) {
+        debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
+        debug_assert!(self.flows.is_empty(), "set before any flow starts");
+        (self.slot_offset, self.slot_stride) = (index, count);
     }
 
     fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
@@ -381,6 +474,50 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
 }
 
 impl<C: CongestionControl> WindowTransport<C> {
+    /// The partitioned model's `on_packet`, first part: a data packet or probe goes to the
+    /// receivers' table (`None`: nothing more to do); an ACK's slot becomes this partition's
+    /// table index (`None`: not a flow of this partition), and its flow notes the ACK's SACK
+    /// block (before `on_ack`, which does not read the blocks). Out of line and cold, so the
+    /// sequential model's `on_packet` stays as small as it was (callgrind,
+    /// docs/performance.md).
+    #[cold]
+    #[inline(never)]
+    fn apart_slot(&mut self, p: &Packet, fab: &mut Fabric) -> Option<u32> {
+        if matches!(p.kind, PacketKind::DATA | PROBE) {
+            self.on_data_apart(p, fab);
+            return None;
+        }
+        let slot = self.local_slot(p.slot)?;
+        if let Some(fl) = self.flows.get_mut(slot as usize).filter(|f| f.active && f.id == p.flow) {
+            note_sack_block(&self.params, fl, p);
+        }
+        Some(slot)
+    }
+
+    /// The partitioned model: a data packet or probe reached its receiver, whose entry in the
+    /// receivers' table is found by the slot the packet carries (module docs).
+    fn on_data_apart(&mut self, p: &Packet, fab: &mut Fabric) {
+        let i = p.slot as usize;
+        if self.receivers.len() <= i {
+            self.receivers
+                .resize_with(i + 1, || ApartReceiver { flow: u32::MAX, rx: Receiver::default() });
+        }
+        let r = &mut self.receivers[i];
+        if r.flow != p.flow {
+            if r.flow != u32::MAX && p.flow < r.flow {
+                return; // a straggler of an earlier flow of this slot (ids grow with time)
+            }
+            // The slot's next flow: its first packet to arrive.
+            r.flow = p.flow;
+            r.rx.rcv_nxt = 0;
+            r.rx.n_received = 0;
+            r.rx.received.reset(0);
+        }
+        // The ACK names the data packet that drew it: a one-block SACK (module docs).
+        let block = if p.kind == PacketKind::DATA { p.seq + 1 } else { 0 };
+        receive(&self.params, &mut r.rx, u32::MAX, p, block, fab);
+    }
+
     /// The timer event `(slot, gen)` fired.
     fn on_timer(&mut self, slot: u32, gen: u32, fab: &mut Fabric) {
         let params = &self.params;
@@ -447,14 +584,14 @@ fn timeout<C: CongestionControl>(
         // MinTCP probe mode: the window is one byte, so only a probe goes out per RTO; the
         // ACK that answers it ends probe mode and sending resumes from snd_una.
         fl.probing = true;
-        send_probe(slot, fl, fab);
+        send_probe(fl, fab);
         arm_timer(params, slot, fl, fab);
         return;
     }
     if resend_una {
         let seq = fl.snd_una;
         fl.snd_nxt = seq + 1;
-        send_data(params, slot, fl, seq, fab);
+        send_data(params, fl, seq, fab);
         arm_timer(params, slot, fl, fab);
     }
     pump(params, slot, fl, fab);
@@ -490,9 +627,15 @@ fn arm_timer<C: CongestionControl>(
     fab.schedule(at, WindowEvent::Timer(slot, fl.gen).encode());
 }
 
+/// Whether the sender takes packet `seq` to be at the receiver (SACK): read from the
+/// receiver's state (idealised), or in the partitioned model from the ACKs' blocks.
 #[inline]
-fn received<C: CongestionControl>(fl: &Flow<C>, seq: u32) -> bool {
-    fl.received.contains(seq)
+fn received<C: CongestionControl>(params: &WindowParams, fl: &Flow<C>, seq: u32) -> bool {
+    if params.partitioned {
+        fl.sack_blocks.contains(seq)
+    } else {
+        fl.rx.received.contains(seq)
+    }
 }
 
 /// Sends what the window allows.
@@ -514,10 +657,10 @@ fn pump<C: CongestionControl>(
     while fl.snd_nxt < fl.n_pkts && fl.snd_nxt < fl.snd_una.saturating_add(wnd) {
         let seq = fl.snd_nxt;
         fl.snd_nxt += 1;
-        if params.sack_skip && seq < fl.high_tx && received(fl, seq) {
+        if params.sack_skip && seq < fl.high_tx && received(params, fl, seq) {
             continue; // the receiver has it (SACK)
         }
-        send_data(params, slot, fl, seq, fab);
+        send_data(params, fl, seq, fab);
         sent = true;
     }
     if fl.timer_at != SimTime::MAX {
@@ -527,8 +670,8 @@ fn pump<C: CongestionControl>(
         fl.rto_deadline = fab.now() + rto(params, fl);
         arm_timer(params, slot, fl, fab);
     } else if fl.snd_una < fl.n_pkts {
-        // Everything the window allows is already at the receiver (idealised SACK) and no
-        // timer is pending: wait one RTO for its ACKs (module docs).
+        // Everything the window allows is already at the receiver (SACK) and no timer is
+        // pending: wait one RTO for its ACKs (module docs).
         fl.stall_una = fl.snd_una;
         fl.stall_at = fab.now() + rto(params, fl);
         fab.schedule(fl.stall_at, WindowEvent::StallCheck(slot, fl.gen).encode());
@@ -537,7 +680,6 @@ fn pump<C: CongestionControl>(
 
 fn send_data<C: CongestionControl>(
     params: &WindowParams,
-    slot: u32,
     fl: &mut Flow<C>,
     seq: u32,
     fab: &mut Fabric,
@@ -564,52 +706,64 @@ fn send_data<C: CongestionControl>(
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
         class: fl.cc.class().unwrap_or(class),
         retransmit,
-        ..Packet::new(PacketKind::DATA, fl.id, slot, fl.src, fl.dst, seq, size, fab.now())
+        ..Packet::new(PacketKind::DATA, fl.id, fl.wire_slot, fl.src, fl.dst, seq, size, fab.now())
     };
     fab.inject(fl.src, p);
 }
 
 /// MinTCP's probe: one byte of payload; the receiver answers with its cumulative ACK.
-fn send_probe<C: CongestionControl>(slot: u32, fl: &mut Flow<C>, fab: &mut Fabric) {
+fn send_probe<C: CongestionControl>(fl: &mut Flow<C>, fab: &mut Fabric) {
+    let (slot, una) = (fl.wire_slot, fl.snd_una);
     let p = Packet {
-        priority: fl.size_bytes.saturating_sub(fl.snd_una as u64 * crate::units::MSS_BYTES as u64),
+        priority: fl.size_bytes.saturating_sub(una as u64 * crate::units::MSS_BYTES as u64),
         class: fl.cc.class().unwrap_or(0),
-        ..Packet::new(PROBE, fl.id, slot, fl.src, fl.dst, fl.snd_una, HEADER_BYTES + 1, fab.now())
+        ..Packet::new(PROBE, fl.id, slot, fl.src, fl.dst, una, HEADER_BYTES + 1, fab.now())
     };
     fab.inject(fl.src, p);
 }
 
-fn on_data<C: CongestionControl>(
+/// A data packet or probe `p` reached the receiving end `rx` (of a flow of at most `n_pkts`
+/// packets): record it and answer with the cumulative ACK, echoing CE and the timestamp, and
+/// carrying `sack_block` (the partitioned model's one-block SACK; 0: none) in its second
+/// header word.
+#[inline(always)]
+fn receive(
     params: &WindowParams,
-    fl: &mut Flow<C>,
+    rx: &mut Receiver,
+    n_pkts: u32,
     p: &Packet,
+    sack_block: u32,
     fab: &mut Fabric,
 ) {
-    let seq = p.seq;
-    if p.kind == PacketKind::DATA && seq >= fl.rcv_nxt && fl.received.insert(seq) {
-        fl.n_received += 1;
-        while fl.rcv_nxt < fl.n_pkts && fl.received.contains(fl.rcv_nxt) {
-            fl.rcv_nxt += 1;
-        }
+    let data = p.kind == PacketKind::DATA;
+    if data {
+        rx.accept(p.seq, n_pkts);
     }
     // With `sack_window` the ACK reports how many packets beyond it the receiver holds.
-    let sacked = if params.sack_window { fl.n_received - fl.rcv_nxt } else { 0 };
+    let sacked = if params.sack_window { rx.n_received - rx.rcv_nxt } else { 0 };
     let ack = Packet {
         ecn: if p.ecn & ecn::CE != 0 { ecn::ECE } else { 0 },
-        header: [sacked, 0],
+        header: [sacked, sack_block],
         // The data packet's send time, echoed for the sender's RTT sample.
         ..Packet::new(
             PacketKind::ACK,
-            fl.id,
+            p.flow,
             p.slot,
-            fl.dst,
-            fl.src,
-            fl.rcv_nxt,
+            p.dst,
+            p.src,
+            rx.rcv_nxt,
             CONTROL_BYTES,
             p.timestamp,
         )
     };
-    fab.inject(fl.dst, ack);
+    fab.inject(p.dst, ack);
+}
+
+/// The partitioned model: the sender notes the SACK block ACK `p` carries (module docs).
+fn note_sack_block<C: CongestionControl>(params: &WindowParams, fl: &mut Flow<C>, p: &Packet) {
+    if params.sack_skip && p.header[1] > 0 {
+        fl.sack_blocks.insert(p.header[1] - 1);
+    }
 }
 
 /// Handles an ACK at the sender; returns true if the flow is complete.
@@ -658,7 +812,7 @@ fn on_ack<C: CongestionControl>(
                 fl.dupacks = 0;
             } else {
                 // Partial acknowledgement: retransmit the next hole, deflate by what was acked.
-                send_data(params, slot, fl, ack, fab);
+                send_data(params, fl, ack, fab);
                 fl.win.cwnd = (fl.win.cwnd - acked as f64 + 1.0).max(1.0);
             }
         } else {
@@ -697,7 +851,7 @@ fn on_ack<C: CongestionControl>(
                 fl.win.cwnd += 3.0;
                 fl.recover = fl.snd_nxt;
                 fl.in_recovery = true;
-                send_data(params, slot, fl, fl.snd_una, fab);
+                send_data(params, fl, fl.snd_una, fab);
                 fl.rto_deadline = now + rto(params, fl);
             }
         }

@@ -1,0 +1,211 @@
+//! Partitioned runs on several threads (issue 16 lever 1, the opt-in `engine.partitioned`): the
+//! same spec and seed give the same bytes with 1, 2 and 3 threads; the sequential model (the
+//! default) ignores threads; a protocol that cannot run partitioned is refused.
+
+use super::digests::flow_table_digest;
+use dcsim::spec::spec_with_overrides;
+use dcsim::{RunOutput, Simulation};
+
+/// 3 racks × 4 hosts, 2 spines: 5 partitions; 80 IMC10 flows (mostly short: a short run, every
+/// window is a barrier for each thread); the sequential model.
+const SMALL: &str = "seed = 11\n[topology]\nracks = 3\nhosts_per_rack = 4\nspines = 2\n\
+                     [workload]\nflows = 80\nload = 0.6\nflow_sizes = \"imc10\"\n";
+
+/// [`SMALL`] in the partitioned model.
+const PARTITIONED: &str = "seed = 11\n[topology]\nracks = 3\nhosts_per_rack = 4\nspines = 2\n\
+                     [workload]\nflows = 80\nload = 0.6\nflow_sizes = \"imc10\"\n\
+                     [engine]\npartitioned = true\n";
+
+/// The protocols the registry marks `partitioned`.
+const PARTITIONABLE: [&str; 7] = ["tcp", "dctcp", "pfabric", "pias", "las", "l2dct", "d2tcp"];
+
+/// The others (each shares state between hosts other than through packets).
+const NOT_PARTITIONABLE: [&str; 6] = ["ideal", "phost", "fastpass", "pase", "homa", "dcpim"];
+
+fn run(toml: &str, overrides: &[&str], threads: usize) -> RunOutput {
+    let overrides: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
+    let spec = spec_with_overrides(toml, &overrides).unwrap_or_else(|e| panic!("{e}"));
+    Simulation::new(spec).unwrap().with_threads(threads).run(&mut |_| true).unwrap()
+}
+
+/// The summary as JSON without the wall-clock time and the event rate derived from it, the
+/// only things threads may change.
+fn summary_without_wall(out: &RunOutput) -> serde_json::Value {
+    let mut v = serde_json::to_value(&out.summary).unwrap();
+    let fields = v.as_object_mut().unwrap();
+    for wall in ["wall_seconds", "events_per_sec"] {
+        assert!(fields.remove(wall).is_some(), "the summary has {wall}");
+    }
+    v
+}
+
+/// Everything a run writes, in a comparable form (the flow table by digest).
+fn fingerprint(out: &RunOutput) -> String {
+    format!(
+        "{}\n{}\n{:?}\n{:?}\n{:?}",
+        flow_table_digest(&out.records),
+        summary_without_wall(out),
+        out.timeseries,
+        out.ports,
+        out.packets,
+    )
+}
+
+/// Issue 16 item 8: in the partitioned model a set of specs (every partitionable protocol;
+/// leaf-spine, fat-tree, dumbbell, star, a topology file; spraying, random spraying and ECMP;
+/// SACK, `pfabric.sack_window`, queue-order ties; long-lived flows, `n-finished`,
+/// `duration_ms`; every recording) gives byte-identical flow tables, summaries (wall time
+/// aside) and recordings with 1, 2 and 3 threads. Every run but the star's has several
+/// partitions (else the test would prove nothing), and every run conserves packets per
+/// partition and globally and never beats the idle network.
+#[test]
+fn every_thread_count_gives_the_same_bytes() {
+    let topo_file = format!("{}/../../examples/two-tier.json", env!("CARGO_MANIFEST_DIR"));
+    let file_override = format!("topology.file={topo_file}");
+    let mut cases: Vec<(String, Vec<String>)> = Vec::new();
+    for protocol in PARTITIONABLE {
+        cases.push((protocol.into(), vec![format!("transport.protocol={protocol}")]));
+    }
+    let more: &[(&str, &[&str])] = &[
+        ("ecmp", &["topology.load_balancing=ecmp", "transport.protocol=dctcp"]),
+        ("spray-random", &["topology.load_balancing=spray-random", "transport.protocol=pfabric"]),
+        ("fat-tree", &["topology.kind=fat-tree", "topology.k=4", "transport.protocol=pfabric"]),
+        ("dumbbell", &["topology.kind=dumbbell", "topology.hosts_per_side=4"]),
+        ("star", &["topology.kind=star", "topology.hosts=6"]),
+        ("tcp-sack", &["transport.protocol=tcp", "transport.sack=true"]),
+        ("sack-window", &["transport.protocol=pfabric", "pfabric.sack_window=true"]),
+        ("queue-order-ties", &["transport.protocol=pfabric", "pfabric.ties=queue-order"]),
+        ("file", &["topology.kind=file", &file_override, "transport.protocol=tcp"]),
+        ("long-lived", &["workload.long_lived_flows=2", "transport.protocol=dctcp"]),
+        ("n-finished", &["workload.stop_when=n-finished", "workload.flows=40"]),
+        ("duration", &["workload.duration_ms=0.05", "transport.protocol=pfabric"]),
+        (
+            "recordings",
+            &[
+                "transport.protocol=pfabric",
+                "output.timeseries_us=5",
+                "output.ports_sample_us=20",
+                "output.packet_trace=true",
+                "workload.flows=30",
+            ],
+        ),
+    ];
+    for (name, o) in more {
+        cases.push((name.to_string(), o.iter().map(|s| s.to_string()).collect()));
+    }
+    for (name, overrides) in &cases {
+        let o: Vec<&str> = overrides.iter().map(|s| s.as_str()).collect();
+        let one = run(PARTITIONED, &o, 1);
+        let c = &one.summary.counters;
+        let star = name == "star";
+        assert_eq!(c.partitions > 1, !star, "{name}: {} partitions", c.partitions);
+        assert_eq!(c.conservation_error, 0, "{name}: packets unaccounted for");
+        assert_eq!(c.fct_below_ideal, 0, "{name}: a flow beat the idle network");
+        assert!(one.summary.flows_completed > 0, "{name}: nothing finished");
+        let expect = fingerprint(&one);
+        for threads in [2, 3] {
+            let other = run(PARTITIONED, &o, threads);
+            let got = fingerprint(&other);
+            if got != expect {
+                let diff: Vec<(&str, &str)> =
+                    expect.lines().zip(got.lines()).filter(|(a, b)| a != b).collect();
+                panic!("{name}: {threads} threads differ from 1: {diff:?}");
+            }
+        }
+    }
+}
+
+/// Issue 16 (opt-in): `pfabric.sack_window` works in the partitioned model (the receiver's
+/// count of packets held beyond the cumulative ACK travels in the ACK, as in the sequential
+/// model): it changes the partitioned run's results, as it changes the sequential one's.
+#[test]
+fn sack_window_has_its_effect_in_the_partitioned_model() {
+    for toml in [SMALL, PARTITIONED] {
+        let plain = run(toml, &["transport.protocol=pfabric", "workload.load=0.9"], 1);
+        let sack_window = run(
+            toml,
+            &["transport.protocol=pfabric", "workload.load=0.9", "pfabric.sack_window=true"],
+            1,
+        );
+        assert_ne!(
+            flow_table_digest(&plain.records),
+            flow_table_digest(&sack_window.records),
+            "{toml}"
+        );
+    }
+}
+
+/// Issue 16 (opt-in): the sequential model (the default) is one partition for every protocol
+/// and topology, whatever the thread count; with `engine.partitioned = true` the
+/// partitionable protocols' fabric divides (5 partitions: 3 racks, 2 spines), except a star
+/// (no link between two switches).
+#[test]
+fn which_runs_are_partitioned() {
+    let partitions = |toml: &str, o: &[&str]| {
+        let o: Vec<String> = o.iter().map(|s| s.to_string()).collect();
+        Simulation::new(spec_with_overrides(toml, &o).unwrap()).unwrap().partitions().count
+    };
+    for p in PARTITIONABLE.iter().chain(&NOT_PARTITIONABLE) {
+        assert_eq!(partitions(SMALL, &[&format!("transport.protocol={p}")]), 1, "{p}");
+    }
+    for p in PARTITIONABLE {
+        assert_eq!(partitions(PARTITIONED, &[&format!("transport.protocol={p}")]), 5, "{p}");
+    }
+    assert_eq!(partitions(PARTITIONED, &["topology.kind=star"]), 1);
+}
+
+/// Issue 16 (opt-in): default runs are unaffected by the thread count: the sequential model
+/// runs one partition on one thread, so 1 and 3 threads give the same bytes (and no
+/// windows), for a window protocol, pFabric, a non-partitionable protocol and a fat-tree.
+#[test]
+fn default_runs_ignore_the_thread_count() {
+    for o in [
+        &["transport.protocol=dctcp"][..],
+        &["transport.protocol=pfabric", "transport.sack=true"],
+        &["transport.protocol=phost"],
+        &["topology.kind=fat-tree", "topology.k=4", "transport.protocol=tcp"],
+    ] {
+        let one = run(SMALL, o, 1);
+        let three = run(SMALL, o, 3);
+        assert_eq!((one.summary.counters.partitions, one.summary.counters.windows), (1, 0));
+        assert_eq!(fingerprint(&three), fingerprint(&one), "{o:?}");
+    }
+}
+
+/// Issue 16 (opt-in): `engine.partitioned = true` with a protocol that cannot run partitioned
+/// is refused before the run, naming the field, the value, the protocol, its reason and the
+/// protocols that can.
+#[test]
+fn partitioned_is_refused_for_protocols_that_share_state() {
+    for p in NOT_PARTITIONABLE {
+        let o = vec![format!("transport.protocol={p}")];
+        let e = spec_with_overrides(PARTITIONED, &o).unwrap_err();
+        assert_eq!(e.path, "engine.partitioned", "{p}");
+        let msg = e.to_string();
+        assert!(msg.contains(&format!("true, but transport.protocol = \"{p}\"")), "{msg}");
+        assert!(msg.contains("share") || msg.contains("flow-level"), "{msg}");
+        assert!(
+            msg.contains("the protocols that can: dctcp, tcp, pfabric, pias, las, l2dct, d2tcp"),
+            "{msg}"
+        );
+    }
+}
+
+/// Issue 16 (opt-in): scripted losses count their drops across the whole fabric, so a
+/// partitioned run of several partitions refuses them, naming the field; a partitioned run of
+/// one partition (a pair) takes them (`the_partitioned_model_learns_sack_from_acks`).
+#[test]
+fn partitioned_runs_of_several_partitions_refuse_scripted_losses() {
+    let rule = dcsim::fabric::LossRule {
+        flow: 0,
+        seq: 0,
+        kind: dcsim::packet::PacketKind::DATA,
+        hop: 0,
+        count: 1,
+    };
+    let spec = spec_with_overrides(PARTITIONED, &[]).unwrap();
+    let e = Simulation::new(spec).unwrap().with_loss(rule).run(&mut |_| true).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("engine.partitioned") && msg.contains("5 partitions"), "{msg}");
+    assert!(msg.contains("scripted losses"), "{msg}");
+}
