@@ -261,6 +261,17 @@ impl Simulation {
 
     /// Data bytes (on the wire) delivered so far of the run's flows (the long-lived flows' left
     /// out).
+    /// The bytes delivered from the first flow arrival to the last, over that time (Gbps; 0
+    /// without two distinct arrival times): the summary's `throughput_during_arrivals_gbps`.
+    fn throughput_during_arrivals_gbps(&self) -> f64 {
+        match (self.first_arrival, self.at_last_arrival) {
+            (Some(t0), Some((t1, bytes))) if t1 > t0 => {
+                bytes as f64 * 8.0 / (t1 - t0).as_secs_f64() / 1e9
+            }
+            _ => 0.0,
+        }
+    }
+
     fn run_bytes_delivered(&self) -> u64 {
         self.fab.counters.data_bytes_delivered - self.fab.meter.wire_bytes
     }
@@ -544,12 +555,7 @@ impl Simulation {
             fct_below_ideal: self.fct_below_ideal,
             flows_stalled,
             conservation_error,
-            throughput_during_arrivals_gbps: match (self.first_arrival, self.at_last_arrival) {
-                (Some(t0), Some((t1, bytes))) if t1 > t0 => {
-                    bytes as f64 * 8.0 / (t1 - t0).as_secs_f64() / 1e9
-                }
-                _ => 0.0,
-            },
+            throughput_during_arrivals_gbps: self.throughput_during_arrivals_gbps(),
             transport_counters: self
                 .transport
                 .counters()

@@ -889,12 +889,7 @@ impl<'s> Coordinator<'s> {
             fct_below_ideal: sim.fct_below_ideal,
             flows_stalled,
             conservation_error,
-            throughput_during_arrivals_gbps: match (sim.first_arrival, sim.at_last_arrival) {
-                (Some(t0), Some((t1, bytes))) if t1 > t0 => {
-                    bytes as f64 * 8.0 / (t1 - t0).as_secs_f64() / 1e9
-                }
-                _ => 0.0,
-            },
+            throughput_during_arrivals_gbps: sim.throughput_during_arrivals_gbps(),
             transport_counters,
             long_lived_bytes_delivered: long_lived_bytes,
             long_lived_goodput_gbps: match now.as_secs_f64() {
