@@ -134,7 +134,9 @@ impl Simulation {
             PartitionMap::single(net.n_nodes())
         };
         let replicas = if partitions.count > 1 {
-            (0..partitions.count).map(|_| net.replica(&factory)).collect()
+            (0..partitions.count)
+                .map(|i| net.replica(&factory, &|node| partitions.of_node[node as usize] == i))
+                .collect()
         } else {
             Vec::new()
         };

@@ -68,6 +68,11 @@ impl DropTail {
     pub fn len_packets(&self) -> usize {
         self.waiting.len()
     }
+
+    /// Frees the room reserved for waiting packets (see [`super::QueueDiscipline::release_reserve`]).
+    pub fn release_reserve(&mut self) {
+        self.waiting.shrink_to_fit();
+    }
 }
 
 #[cfg(test)]

@@ -55,6 +55,9 @@ impl QueueDiscipline for Fifo {
     fn len_packets(&self) -> usize {
         self.fifo.len()
     }
+    fn release_reserve(&mut self) {
+        self.fifo.shrink_to_fit();
+    }
 }
 
 #[cfg(test)]

@@ -75,6 +75,9 @@ pub trait QueueDiscipline {
     fn take_extra_drop(&mut self) -> Option<PacketId> {
         None
     }
+    /// Frees the room reserved for waiting packets (the queue stays usable and grows again
+    /// when packets arrive): a partition's copy of a port it never drives needs none.
+    fn release_reserve(&mut self);
 }
 
 /// Every event-driven queue discipline, dispatched by `match` (no virtual call on the packet
@@ -121,6 +124,9 @@ impl QueueDiscipline for AnyQueue {
     fn take_extra_drop(&mut self) -> Option<PacketId> {
         each_queue!(self, q => q.take_extra_drop())
     }
+    fn release_reserve(&mut self) {
+        each_queue!(self, q => q.release_reserve())
+    }
 }
 
 impl AnyQueue {
@@ -146,6 +152,14 @@ impl PortQueue {
         match self {
             PortQueue::Timeline(_) => 0,
             PortQueue::Scheduled(q) => q.len_packets(),
+        }
+    }
+
+    /// Frees the room reserved for waiting packets ([`QueueDiscipline::release_reserve`]).
+    pub fn release_reserve(&mut self) {
+        match self {
+            PortQueue::Timeline(q) => q.release_reserve(),
+            PortQueue::Scheduled(q) => q.release_reserve(),
         }
     }
 }

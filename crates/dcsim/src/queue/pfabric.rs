@@ -186,6 +186,10 @@ impl QueueDiscipline for PriorityDropQueue {
     fn len_packets(&self) -> usize {
         self.entries.len()
     }
+    fn release_reserve(&mut self) {
+        self.entries.shrink_to_fit();
+        self.extra_drops.shrink_to_fit();
+    }
 
     fn take_extra_drop(&mut self) -> Option<PacketId> {
         self.extra_drops.pop()

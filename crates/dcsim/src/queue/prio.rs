@@ -100,6 +100,9 @@ impl QueueDiscipline for StrictPriorityQueue {
     fn len_packets(&self) -> usize {
         self.queues.iter().map(VecDeque::len).sum()
     }
+    fn release_reserve(&mut self) {
+        self.queues.iter_mut().for_each(VecDeque::shrink_to_fit);
+    }
 }
 
 #[cfg(test)]
