@@ -84,40 +84,33 @@ impl PriorityDropQueue {
 
     /// Index of a queued entry chosen by `better` (strictly better replaces; equal ties go to
     /// `tie`: uniformly at random by reservoir sampling, or the earliest or latest queued).
-    fn pick(
-        &self,
-        rng: &mut Rng,
-        tie: Tie,
-        mut better: impl FnMut(u64, u64) -> std::cmp::Ordering,
-    ) -> Option<usize> {
-        let mut best: Option<usize> = None;
-        let mut ties = 0u64;
-        for (i, e) in self.entries.iter().enumerate() {
-            match best {
-                None => {
-                    best = Some(i);
-                    ties = 1;
-                }
-                Some(b) => match better(e.priority, self.entries[b].priority) {
-                    std::cmp::Ordering::Greater => {
-                        best = Some(i);
-                        ties = 1;
-                    }
-                    std::cmp::Ordering::Equal => match tie {
-                        Tie::Random => {
-                            ties += 1;
-                            if rng.below(ties) == 0 {
-                                best = Some(i);
-                            }
+    ///
+    /// The scan runs once per dequeue over a queue that is usually near full (about 20 packets
+    /// on the pHost fabric), so it keeps the running best's priority in a local rather than
+    /// reloading it (issue 16 lever 2). Random ties draw exactly as reservoir sampling over the
+    /// scan: one draw for each entry equal to the running best when it is reached.
+    #[inline(always)]
+    fn pick(&self, rng: &mut Rng, tie: Tie, better: impl Fn(u64, u64) -> bool) -> Option<usize> {
+        let (first, rest) = self.entries.split_first()?;
+        let (mut best, mut best_priority, mut ties) = (0, first.priority, 1u64);
+        for (i, e) in rest.iter().enumerate() {
+            let p = e.priority;
+            if better(p, best_priority) {
+                (best, best_priority, ties) = (i + 1, p, 1);
+            } else if p == best_priority {
+                match tie {
+                    Tie::Random => {
+                        ties += 1;
+                        if rng.below(ties) == 0 {
+                            best = i + 1;
                         }
-                        Tie::Latest => best = Some(i),
-                        Tie::Earliest => {}
-                    },
-                    std::cmp::Ordering::Less => {}
-                },
+                    }
+                    Tie::Latest => best = i + 1,
+                    Tie::Earliest => {}
+                }
             }
         }
-        best
+        Some(best)
     }
 }
 
@@ -131,7 +124,7 @@ impl QueueDiscipline for PriorityDropQueue {
         while bytes > self.limit_bytes {
             // The least urgent queued packet (largest number), ties at random or the latest.
             let tie = if self.queue_order_ties { Tie::Latest } else { Tie::Random };
-            let worst = self.pick(rng, tie, |a, b| a.cmp(&b));
+            let worst = self.pick(rng, tie, |p, best| p > best);
             let victim = match worst {
                 Some(w) if arriving_kept && arriving.priority < self.entries[w].priority => {
                     let e = self.entries.remove(w);
@@ -170,7 +163,7 @@ impl QueueDiscipline for PriorityDropQueue {
     fn dequeue(&mut self, _pool: &PacketPool, rng: &mut Rng) -> Option<PacketId> {
         // The most urgent packet (smallest number), ties at random or the earliest...
         let tie = if self.queue_order_ties { Tie::Earliest } else { Tie::Random };
-        let best = self.pick(rng, tie, |a, b| b.cmp(&a))?;
+        let best = self.pick(rng, tie, |p, best| p < best)?;
         // ...then the earliest-arrived packet of its flow.
         let flow = self.entries[best].flow;
         let first = self.entries.iter().position(|e| e.flow == flow).expect("best is of this flow");
