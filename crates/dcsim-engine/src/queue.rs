@@ -4,28 +4,29 @@
 //! Why: in a packet simulation nearly every event is scheduled a few microseconds ahead
 //! (a packet reaching the next switch, a link freeing), and only a few (timers, the next
 //! flow arrival) further out. The wheel splits the near future into fixed-width slots; an
-//! insert appends to its slot in O(1), and a pop takes the earliest event of the earliest
-//! non-empty slot, found through a bitmap. Events beyond the wheel's horizon wait in a
-//! [`HeapQueue`] and move into the wheel as it turns. `crates/dcsim-bench` measures this
+//! insert links the event into its slot's list, and a pop takes the first event of the
+//! earliest non-empty slot, found through a bitmap. Events beyond the wheel's horizon wait in
+//! a [`HeapQueue`] and move into the wheel as it turns. `crates/dcsim-bench` measures this
 //! against the heap alone (see `docs/performance.md`).
 //!
 //! Order is exactly the heap's: by time, then by insertion sequence (FIFO among equal
 //! times).
 //!
-//! Layout: every slot but the cursor's is an unsorted singly linked list threaded through
-//! one contiguous node pool (a slot costs 4 bytes for its head, and a freed node is reused
-//! at once, so an insert writes to memory that is usually still cached). When the cursor
-//! reaches a slot, its nodes are copied into one contiguous buffer and sorted (a single
-//! event needs no sort); pulls then walk that buffer, and later inserts for the cursor slot
-//! are placed in it by binary search (usually an append).
+//! Layout: each slot is a singly linked list, **kept in (time, insertion) order**, threaded
+//! through one contiguous node pool (a slot costs 8 bytes for its first and last node, and a
+//! freed node is reused at once, so an insert writes to memory that is usually still cached).
+//! An insert goes after every event of its slot with a time at or before its own: usually at
+//! the end (one comparison with the last node), else after a short walk (a slot of 8.2 ns
+//! holds about three events). A pop takes the first node of the cursor slot, so turning the
+//! wheel is finding the next occupied slot and nothing else (issue 16 lever 2: the wheel used
+//! to gather a slot's unsorted list into a buffer and sort it, about 235 instructions per
+//! turn).
 //!
-//! The wheel stores times only, no insertion sequence numbers (issue 16 lever 2: 24-byte
-//! nodes instead of 32, 8-byte comparisons instead of 16). The FIFO order among equal times
-//! comes from the lists themselves: a slot's list holds its events newest first, because an
-//! event enters a slot's list either from the far heap (in key order, when the slot comes into
-//! the window, before any direct insert can reach it) or by a direct insert after that. So a
-//! gathered slot, reversed, is in insertion order, and a stable sort by time gives the order by
-//! (time, insertion). Only the far heap needs sequence numbers.
+//! The wheel stores times only, no insertion sequence numbers (24-byte nodes, 8-byte
+//! comparisons). The FIFO order among equal times comes from the lists: an event enters a
+//! slot's list either from the far heap (in key order, when the slot comes into the window,
+//! before any direct insert can reach it) or by a direct insert after that, each after the
+//! events of equal time already there. Only the far heap needs sequence numbers.
 
 use crate::heap::{key, key_time, HeapQueue};
 use crate::SimTime;
@@ -39,8 +40,8 @@ pub const DEFAULT_SLOTS_LOG2: u32 = 12;
 /// End of a slot's list, and of the free list.
 const NIL: u32 = u32::MAX;
 
-/// One pending event of a non-cursor slot, linked to the next (older) event of the same slot
-/// (or the next free node). 24 bytes for a 12-byte event.
+/// One pending event, linked to the next event of the same slot (or the next free node).
+/// 24 bytes for a 12-byte event.
 #[derive(Clone, Copy, Debug)]
 struct Node<E> {
     time: u64,
@@ -48,25 +49,32 @@ struct Node<E> {
     next: u32,
 }
 
+/// The first and last node of a slot's list (`NIL` when it is empty).
+#[derive(Clone, Copy, Debug)]
+struct Ends {
+    first: u32,
+    last: u32,
+}
+
+const EMPTY: Ends = Ends { first: NIL, last: NIL };
+
 /// A priority queue of events ordered by time, FIFO among equal times; O(1) expected insert
 /// and pop for events within the horizon.
 ///
-/// Invariant: the cursor slot's events are in `cursor[head..]`, sorted ascending; every
-/// other slot within the window is an unsorted list from `heads[slot]`, its bit set in
-/// `occupied`, and the cursor slot's list is empty. Events beyond the horizon wait in `far`,
-/// whose earliest slot number is cached in `far_min_slot`.
+/// Invariant: every slot of the window (`cur` to `cur + mask`) is a list in (time, insertion)
+/// order, its bit set in `occupied` exactly when it is non-empty; the cursor slot's list may
+/// also hold events for earlier times (inserted after a peek turned the wheel past them),
+/// first in its order. Events beyond the horizon wait in `far`, whose earliest slot number is
+/// cached in `far_min_slot`.
 #[derive(Clone, Debug)]
 pub struct EventQueue<E> {
-    /// First node of each slot's list, or `NIL`.
-    heads: Vec<u32>,
+    /// Each slot's list.
+    slots: Vec<Ends>,
     /// The list nodes of every slot, and the free nodes (linked from `free`).
     pool: Vec<Node<E>>,
     free: u32,
     /// One bit per slot: its list is non-empty.
     occupied: Vec<u64>,
-    /// The cursor slot's events (time, event), in order; `cursor[..head]` are already taken.
-    cursor: Vec<(u64, E)>,
-    head: usize,
     slot_bits: u32,
     mask: u64,
     /// Absolute slot number (time >> slot_bits) of the cursor slot.
@@ -101,12 +109,10 @@ impl<E: Copy> EventQueue<E> {
     pub fn with_geometry(slot_bits: u32, slots_log2: u32) -> Self {
         let n = 1usize << slots_log2.max(6);
         EventQueue {
-            heads: vec![NIL; n],
+            slots: vec![EMPTY; n],
             pool: Vec::with_capacity(1024),
             free: NIL,
             occupied: vec![0; n / 64],
-            cursor: Vec::with_capacity(64),
-            head: 0,
             slot_bits,
             mask: n as u64 - 1,
             cur: 0,
@@ -134,13 +140,11 @@ impl<E: Copy> EventQueue<E> {
         key_time(k).0 >> self.slot_bits
     }
 
-    /// Puts an event at `time`, whose slot is after the cursor's and inside the window, at the
-    /// front of its slot's list.
+    /// A node holding `event` at `time`, from the free list or the end of the pool.
     #[inline(always)]
-    fn link(&mut self, abs: u64, time: u64, event: E) {
-        let i = (abs & self.mask) as usize;
-        let node = Node { time, event, next: self.heads[i] };
-        let n = if let Some(slot) = self.pool.get_mut(self.free as usize) {
+    fn alloc(&mut self, time: u64, event: E) -> u32 {
+        let node = Node { time, event, next: NIL };
+        if let Some(slot) = self.pool.get_mut(self.free as usize) {
             let n = self.free;
             self.free = slot.next;
             *slot = node;
@@ -151,50 +155,72 @@ impl<E: Copy> EventQueue<E> {
                 .ok()
                 .filter(|&n| n != NIL)
                 .expect("fewer than 2^32 - 1 pending events")
-        };
-        self.heads[i] = n;
-        self.occupied[i / 64] |= 1 << (i % 64);
-    }
-
-    /// Puts an event for the cursor slot (or an earlier one, possible after a peek turned
-    /// the wheel) into the sorted cursor buffer. Out of line: few inserts land there.
-    /// The new event goes after every pending event of the same time (it is the newest).
-    #[inline(never)]
-    fn place_in_cursor(&mut self, time: u64, event: E) {
-        if self.head == self.cursor.len() {
-            // Drained: start over rather than grow.
-            self.cursor.clear();
-            self.head = 0;
-            self.cursor.push((time, event));
-        } else if self.cursor.last().is_none_or(|&(x, _)| x <= time) {
-            // Usually the newest event is the latest: append.
-            self.cursor.push((time, event));
-        } else {
-            let pos = self.head + self.cursor[self.head..].partition_point(|&(x, _)| x <= time);
-            self.cursor.insert(pos, (time, event));
         }
     }
 
-    /// Inserts `event` at `time`. O(1) within the horizon, O(log₄ n) beyond it.
+    /// Links an event at `time` into the list of slot `abs` (inside the window), after every
+    /// event there at or before `time`.
+    #[inline(always)]
+    fn link(&mut self, abs: u64, time: u64, event: E) {
+        let i = (abs & self.mask) as usize;
+        let n = self.alloc(time, event);
+        let Ends { first, last } = self.slots[i];
+        if first == NIL {
+            self.slots[i] = Ends { first: n, last: n };
+            self.occupied[i / 64] |= 1 << (i % 64);
+        } else if self.pool[last as usize].time <= time {
+            self.pool[last as usize].next = n;
+            self.slots[i].last = n;
+        } else {
+            self.link_inside(i, first, n, time);
+        }
+    }
+
+    /// Links node `n` (at `time`, earlier than the last of slot `i`'s list, whose first node is
+    /// `first`) in its place. Out of line: most inserts go at the end.
+    #[inline(never)]
+    fn link_inside(&mut self, i: usize, first: u32, n: u32, time: u64) {
+        if self.pool[first as usize].time > time {
+            self.pool[n as usize].next = first;
+            self.slots[i].first = n;
+            return;
+        }
+        // The list's last node is later than `time`, so the walk stops before the end.
+        let mut prev = first;
+        loop {
+            let next = self.pool[prev as usize].next;
+            if self.pool[next as usize].time > time {
+                self.pool[n as usize].next = next;
+                self.pool[prev as usize].next = n;
+                return;
+            }
+            prev = next;
+        }
+    }
+
+    /// Inserts `event` at `time`. O(1) within the horizon (for an event no earlier than its
+    /// slot's others), O(log₄ n) beyond it.
     ///
-    /// Inlined into every caller (a few instructions for the common case, a slot after the
-    /// cursor's); the rarer cases are out of line.
+    /// Inlined into every caller (a few instructions for the common case, a slot of the
+    /// window); the rarer cases are out of line.
     #[inline(always)]
     pub fn insert(&mut self, time: SimTime, event: E) {
         self.len += 1;
         let abs = time.0 >> self.slot_bits;
-        if abs > self.cur && abs <= self.cur + self.mask {
+        if abs.wrapping_sub(self.cur) <= self.mask {
             self.link(abs, time.0, event);
         } else {
             self.insert_elsewhere(abs, time, event);
         }
     }
 
-    /// An insert for the cursor slot (or earlier) or beyond the horizon.
+    /// An insert before the cursor slot (possible after a peek turned the wheel past the
+    /// current time: it joins the cursor slot's list, ahead of that slot's own events) or
+    /// beyond the horizon.
     #[inline(never)]
     fn insert_elsewhere(&mut self, abs: u64, time: SimTime, event: E) {
-        if abs <= self.cur {
-            self.place_in_cursor(time.0, event);
+        if abs < self.cur {
+            self.link(self.cur, time.0, event);
         } else {
             self.far.insert_key(key(time, self.next_seq), event);
             self.next_seq += 1;
@@ -202,8 +228,7 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Moves far events that the window now covers into their slots' lists (the cursor
-    /// slot's included: it is gathered right after).
+    /// Moves far events that the window now covers into their slots' lists.
     #[inline]
     fn refill(&mut self) {
         let horizon = self.cur + self.mask;
@@ -214,13 +239,11 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// With the cursor buffer drained, turns the wheel to the next non-empty slot and
-    /// gathers it into the buffer; returns its earliest event, or `None` if nothing is
-    /// pending. Out of line, but not cold: about half the pulls of a packet simulation turn
-    /// the wheel.
+    /// With the cursor slot empty, turns the wheel to the next non-empty slot; returns its
+    /// first node, or `None` if nothing is pending. Out of line, but not cold: about a third of
+    /// the pulls of a packet simulation turn the wheel.
     #[inline(never)]
-    fn next_slot(&mut self) -> Option<(u64, E)> {
-        debug_assert_eq!(self.head, self.cursor.len());
+    fn next_slot(&mut self) -> Option<u32> {
         if self.len == 0 {
             return None;
         }
@@ -230,34 +253,9 @@ impl<E: Copy> EventQueue<E> {
             None => self.far_min_slot,
         };
         self.refill();
-        let j = (self.cur & self.mask) as usize;
-        self.occupied[j / 64] &= !(1 << (j % 64));
-        let mut n = std::mem::replace(&mut self.heads[j], NIL);
-        self.cursor.clear();
-        self.head = 0;
-        while let Some(node) = self.pool.get_mut(n as usize) {
-            self.cursor.push((node.time, node.event));
-            let next = node.next;
-            node.next = self.free;
-            self.free = n;
-            n = next;
-        }
-        // The list ran newest first: reversed, it is in insertion order, and a stable sort by
-        // time makes it (time, insertion) order. Most slots hold one or two events.
-        match self.cursor.as_mut_slice() {
-            [_] => {}
-            [newer, older] => {
-                if older.0 <= newer.0 {
-                    std::mem::swap(newer, older);
-                }
-            }
-            all => {
-                all.reverse();
-                all.sort_by_key(|e| e.0);
-            }
-        }
-        debug_assert!(!self.cursor.is_empty());
-        self.cursor.first().copied()
+        let first = self.slots[(self.cur & self.mask) as usize].first;
+        debug_assert_ne!(first, NIL);
+        Some(first)
     }
 
     /// Distance from slot `start` to the first occupied slot (cyclically), if any.
@@ -282,64 +280,74 @@ impl<E: Copy> EventQueue<E> {
         None
     }
 
-    /// The earliest pending event with its key, left in place.
+    /// The node of the earliest pending event, left in place.
     #[inline]
-    fn first(&mut self) -> Option<(u64, E)> {
-        match self.cursor.get(self.head) {
-            Some(&first) => Some(first),
-            None => self.next_slot(),
+    fn first(&mut self) -> Option<u32> {
+        match self.slots[(self.cur & self.mask) as usize].first {
+            NIL => self.next_slot(),
+            n => Some(n),
         }
+    }
+
+    /// Unlinks node `n`, the first of the cursor slot's list, and returns its event.
+    #[inline]
+    fn take_first(&mut self, n: u32) -> (SimTime, E) {
+        let i = (self.cur & self.mask) as usize;
+        let node = &mut self.pool[n as usize];
+        let (time, event, next) = (node.time, node.event, node.next);
+        node.next = self.free;
+        self.free = n;
+        self.slots[i].first = next;
+        if next == NIL {
+            self.slots[i].last = NIL;
+            self.occupied[i / 64] &= !(1 << (i % 64));
+        }
+        self.len -= 1;
+        (SimTime(time), event)
     }
 
     /// The time of the earliest event, if any.
     #[inline]
     pub fn peek_time(&mut self) -> Option<SimTime> {
-        self.first().map(|(t, _)| SimTime(t))
+        self.first().map(|n| SimTime(self.pool[n as usize].time))
     }
 
     /// Removes and returns the earliest event (FIFO among equal times).
     #[inline]
     pub fn pull(&mut self) -> Option<(SimTime, E)> {
-        let (t, e) = self.first()?;
-        self.head += 1;
-        self.len -= 1;
-        Some((SimTime(t), e))
+        let n = self.first()?;
+        Some(self.take_first(n))
     }
 
     /// Like [`pull`](Self::pull), but only if the earliest event is at or before `limit`.
     #[inline]
     pub fn pull_until(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
-        let (t, e) = self.first()?;
-        let t = SimTime(t);
-        if t > limit {
+        let n = self.first()?;
+        if self.pool[n as usize].time > limit.0 {
             return None;
         }
-        self.head += 1;
-        self.len -= 1;
-        Some((t, e))
+        Some(self.take_first(n))
     }
 
     /// Every pending event, in no particular order. O(n + slots).
     pub fn iter(&self) -> impl Iterator<Item = &E> {
-        let lists = self.heads.iter().flat_map(move |&h| {
-            std::iter::successors(self.pool.get(h as usize), move |n| {
+        let lists = self.slots.iter().flat_map(move |s| {
+            std::iter::successors(self.pool.get(s.first as usize), move |n| {
                 self.pool.get(n.next as usize)
             })
             .map(|n| &n.event)
         });
-        self.cursor[self.head..].iter().map(|(_, e)| e).chain(lists).chain(self.far.iter())
+        lists.chain(self.far.iter())
     }
 
     /// Removes every pending event.
     pub fn clear(&mut self) {
-        self.heads.iter_mut().for_each(|h| *h = NIL);
+        self.slots.iter_mut().for_each(|s| *s = EMPTY);
         self.occupied.iter_mut().for_each(|w| *w = 0);
         self.pool.clear();
         self.free = NIL;
-        self.cursor.clear();
         self.far.clear();
         self.far_min_slot = u64::MAX;
-        self.head = 0;
         self.len = 0;
     }
 }
@@ -351,9 +359,9 @@ mod tests {
     #[test]
     fn horizon_sets_the_number_of_slots() {
         let q: EventQueue<u8> = EventQueue::with_horizon(SimTime::from_us(60));
-        assert_eq!(q.heads.len(), 1 << 13); // 60 µs / 8.2 ns → 7 324 → 2^13
+        assert_eq!(q.slots.len(), 1 << 13); // 60 µs / 8.2 ns → 7 324 → 2^13
         let tiny: EventQueue<u8> = EventQueue::with_horizon(SimTime::from_ns(1));
-        assert_eq!(tiny.heads.len(), 1 << 10);
+        assert_eq!(tiny.slots.len(), 1 << 10);
     }
 
     #[test]
