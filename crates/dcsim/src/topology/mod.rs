@@ -301,7 +301,7 @@ impl Network {
     /// A copy with every queue empty, built by `factory`, and the same routes (shared): one
     /// partition's fabric in a partitioned run. Only the ports of the nodes it `drives` keep
     /// their queues' reserved room; the partition never queues at the others (issue 16: with a
-    /// reserve at every port each partition of a k = 16 fat-tree took 6.6 MB).
+    /// reserve at every port each partition of a k = 16 fat-tree took 6.7 MB).
     pub fn replica(&self, factory: &QueueFactory<'_>, drives: &dyn Fn(u32) -> bool) -> Network {
         let ports = self
             .ports
