@@ -36,8 +36,7 @@ macro_rules! for_each_protocol {
                     "a flow-level model, without packets",
             /// pHost: receiver-driven tokens (see `[phost]`).
             Phost = "phost" => phost::PhostProtocol,
-                sections ["phost"], window false, partitioned false
-                    "a flow's sender and receiver share one table entry",
+                sections ["phost"], window false, partitioned true,
             /// Fastpass: a centralised arbiter schedules every packet (see `[fastpass]`).
             Fastpass = "fastpass" => fastpass::FastpassProtocol,
                 sections ["fastpass"], window false, partitioned false

@@ -176,6 +176,20 @@ impl Spec {
                 ),
             ));
         }
+        if engine.partitioned
+            && transport.protocol == Protocol::Phost
+            && phost.policy != PhostPolicy::Srpt
+        {
+            // A destination in another partition learns a flow only from its packets, which
+            // carry its size but not its deadline or tenant (transport/phost.rs).
+            return Err(SpecError::new(
+                "phost.policy",
+                format!(
+                    "\"{}\" with engine.partitioned = true: the partitioned model runs pHost with policy = \"srpt\" only (a destination learns a flow from its packets, which carry its size, not its deadline or tenant). Set phost.policy = \"srpt\" or engine.partitioned = false",
+                    crate::choice::Choice::name(phost.policy)
+                ),
+            ));
+        }
         Ok(Spec {
             seed,
             name,

@@ -25,6 +25,19 @@
 //!
 //! Parameters default to the paper's §4.1 values; `phost.preset = "authors-code"` switches to the
 //! public code's (NetSys/simulator).
+//!
+//! The partitioned model (`engine.partitioned`, [`PhostParams::partitioned`]) cannot let the two
+//! ends of a flow share one table entry: they may run in different partitions, on different
+//! threads ([`crate::partition`]). There the sources keep their flows in their own table and
+//! the destinations theirs, indexed by the slot the packets carry, and each end learns what it
+//! needs from packets only: the flow's size in packets from the RTS or any data packet (second
+//! header word), the destination's re-issue count from the ACK (first header word). Each
+//! partition numbers its sources' slots in its own residue class (`slot ≡ partition index`,
+//! modulo the partition count), so a slot names one open flow in the whole run; a destination's
+//! entry is replaced only by a later flow of the same slot (flow ids grow with arrival time).
+//! The destination orders flows by their packets still missing, so only `policy = "srpt"`
+//! runs partitioned (EDF and tenant-fair order by a flow's deadline or tenant, which its packets
+//! do not carry; the spec refuses them).
 
 use super::{
     nic_free_on_wake, schedule_nic_wake, Completion, HostTransport, Parts, PortPlan, Protocol,
@@ -47,8 +60,12 @@ pub const TOKEN: PacketKind = PacketKind::control(1);
 /// Header word of a token (and of the data packet that used it): the token's sequence number;
 /// of an RTS: the flow's free tokens.
 const TOKEN_SEQ: usize = 0;
-/// Header word of a token or RTS: the packets still missing at the destination.
+/// Header word of a token or RTS: the packets still missing at the destination; of a data
+/// packet: the flow's size in packets (for a destination in the partitioned model, which learns
+/// the flow from its first packet).
 const REMAINING: usize = 1;
+/// Header word of an ACK: the destination's re-issues of the flow (for its completion record).
+const REISSUES: usize = 0;
 
 crate::transport_events! {
     /// pHost's clocks.
@@ -102,6 +119,7 @@ impl PhostParams {
                 PhostPolicy::Edf => Policy::Edf,
                 PhostPolicy::TenantFair => Policy::TenantFair,
             },
+            partitioned: spec.engine.partitioned,
         }
     }
 }
@@ -139,6 +157,9 @@ pub struct PhostParams {
     pub data_priorities: bool,
     /// How both ends order flows.
     pub policy: Policy,
+    /// The partitioned model's variant (`engine.partitioned`): separate source and destination
+    /// tables (module docs).
+    pub partitioned: bool,
 }
 
 /// pHost's scheduling policy (§3.3), applied at the source (which token to use) and at the
@@ -186,7 +207,8 @@ struct Token {
     data_seq: u32,
 }
 
-/// One flow, both ends (the slot is shared, as in the window transport).
+/// One flow, both ends (the slot is shared, as in the window transport), except in the
+/// partitioned model, where a source's entry and its destination's are apart (module docs).
 #[derive(Debug, Default)]
 struct Flow {
     id: u32,
@@ -240,6 +262,12 @@ pub struct PhostTransport {
     params: PhostParams,
     flows: Vec<Flow>,
     free: Vec<u32>,
+    /// The partitioned model's destinations, indexed by the slot the flow's packets carry.
+    receivers: Vec<Flow>,
+    /// Slot numbering: table index `i` is slot `i · slot_stride + slot_offset` on the wire
+    /// (the partition count and index in a partitioned run; 1 and 0 otherwise).
+    slot_stride: u32,
+    slot_offset: u32,
     hosts: Vec<Host>,
     stats: PhostStats,
 }
@@ -292,8 +320,9 @@ impl HostTransport for PhostTransport {
         };
         let mut header = [0; 2];
         (header[TOKEN_SEQ], header[REMAINING]) = (free, n);
+        let wire = self.wire_slot(slot);
         let rts =
-            Packet { header, ..control(RTS, slot, &self.flows[slot as usize], f.src, f.dst, now) };
+            Packet { header, ..control(RTS, wire, &self.flows[slot as usize], f.src, f.dst, now) };
         fab.inject(f.src, rts);
         self.hosts[f.src as usize].sending.push(slot);
         self.wake_sender(f.src, now, fab);
@@ -304,31 +333,38 @@ impl HostTransport for PhostTransport {
     fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
         let p = *fab.pool.get(id);
         fab.deliver(id);
-        let fl = self.flows.get(p.slot as usize)?;
-        if !fl.active || fl.id != p.flow {
-            return None;
-        }
+        let slot = if self.params.partitioned {
+            self.apart_slot(&p)?
+        } else {
+            let fl = self.flows.get(p.slot as usize)?;
+            if !fl.active || fl.id != p.flow {
+                return None;
+            }
+            p.slot
+        };
         let now = fab.now();
         match p.kind {
-            RTS => self.know(p.slot, p.header[TOKEN_SEQ], fab),
+            RTS => self.know(slot, p.header[TOKEN_SEQ], fab),
             PacketKind::DATA => {
-                let free = self.free_tokens(self.flows[p.slot as usize].n_pkts);
-                self.know(p.slot, free, fab);
-                let fl = &mut self.flows[p.slot as usize];
+                let n_pkts = self.destinations()[slot as usize].n_pkts;
+                let free = self.free_tokens(n_pkts);
+                self.know(slot, free, fab);
+                let fl = &mut self.destinations()[slot as usize];
                 fl.responded = fl.responded.max(p.header[TOKEN_SEQ] + 1);
                 if fl.received.insert(p.seq) {
                     fl.received_count += 1;
                     if fl.received_count == fl.n_pkts {
-                        let ack = control(PacketKind::ACK, p.slot, fl, fl.dst, fl.src, now);
+                        let mut ack = control(PacketKind::ACK, slot, fl, fl.dst, fl.src, now);
+                        ack.header[REISSUES] = fl.reissues;
                         let dst = fl.dst;
-                        self.hosts[dst as usize].receiving.retain(|&s| s != p.slot);
+                        self.hosts[dst as usize].receiving.retain(|&s| s != slot);
                         fab.inject(dst, ack);
                     }
                 }
             }
             TOKEN => {
                 let expiry = now + self.params.token_expiry;
-                let fl = &mut self.flows[p.slot as usize];
+                let fl = &mut self.flows[slot as usize];
                 let token_seq = p.header[TOKEN_SEQ];
                 fl.tokens.push(Token { expiry, token_seq, data_seq: p.seq });
                 fl.remaining_at_sender = p.header[REMAINING];
@@ -336,12 +372,12 @@ impl HostTransport for PhostTransport {
                 self.wake_sender(src, now, fab);
             }
             PacketKind::ACK => {
-                let fl = &mut self.flows[p.slot as usize];
-                let done = Completion::of(fl.id, fl.n_pkts, fl.packets_sent, fl.reissues);
+                let fl = &mut self.flows[slot as usize];
+                let done = Completion::of(fl.id, fl.n_pkts, fl.packets_sent, p.header[REISSUES]);
                 fl.active = false;
                 let src = fl.src;
-                self.hosts[src as usize].sending.retain(|&s| s != p.slot);
-                self.free.push(p.slot);
+                self.hosts[src as usize].sending.retain(|&s| s != slot);
+                self.free.push(slot);
                 return Some(done);
             }
             _ => {}
@@ -354,6 +390,13 @@ impl HostTransport for PhostTransport {
             PhostEvent::SourceWake(host) => self.on_source_wake(host, fab),
             PhostEvent::TokenClock(host) => self.on_token_clock(host, fab),
         }
+    }
+
+    /// Numbers this transport's slots for partition `index` of `count` (module docs).
+    fn set_partition(&mut self, index: u32, count: u32) {
+        debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
+        debug_assert!(self.flows.is_empty(), "set before any flow starts");
+        (self.slot_offset, self.slot_stride) = (index, count);
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
@@ -374,9 +417,66 @@ impl PhostTransport {
             params,
             flows: Vec::new(),
             free: Vec::new(),
+            receivers: Vec::new(),
+            slot_stride: 1,
+            slot_offset: 0,
             hosts: vec![Host::default(); n_hosts as usize],
             stats: PhostStats::default(),
         }
+    }
+
+    /// The slot a source's flow in table entry `slot` carries on the wire.
+    fn wire_slot(&self, slot: u32) -> u32 {
+        slot * self.slot_stride + self.slot_offset
+    }
+
+    /// The destinations' flows: the shared table, or the partitioned model's own.
+    fn destinations(&mut self) -> &mut Vec<Flow> {
+        if self.params.partitioned {
+            &mut self.receivers
+        } else {
+            &mut self.flows
+        }
+    }
+
+    /// The partitioned model: the table entry of packet `p`'s flow at this end (`None`: a
+    /// packet to ignore). An RTS or data packet goes to the destinations' table at the slot it
+    /// carries, where its flow replaces an earlier one; a token or ACK to this partition's
+    /// sources. Out of line and cold, as the window transport's (docs/performance.md).
+    #[cold]
+    #[inline(never)]
+    fn apart_slot(&mut self, p: &Packet) -> Option<u32> {
+        if matches!(p.kind, RTS | PacketKind::DATA) {
+            let i = p.slot as usize;
+            if self.receivers.len() <= i {
+                self.receivers.resize_with(i + 1, Flow::default);
+            }
+            let r = &mut self.receivers[i];
+            if !r.active || r.id != p.flow {
+                if r.active && p.flow < r.id {
+                    return None; // a straggler of an earlier flow of this slot
+                }
+                let n = p.header[REMAINING];
+                let mut received = std::mem::take(&mut r.received);
+                received.reset(n);
+                *r = Flow {
+                    id: p.flow,
+                    active: true,
+                    src: p.src,
+                    dst: p.dst,
+                    n_pkts: n,
+                    received,
+                    ..Flow::default()
+                };
+            }
+            return Some(p.slot);
+        }
+        if p.slot % self.slot_stride != self.slot_offset {
+            return None;
+        }
+        let slot = p.slot / self.slot_stride;
+        let fl = self.flows.get(slot as usize)?;
+        (fl.active && fl.id == p.flow).then_some(slot)
     }
 
     fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
@@ -438,11 +538,14 @@ impl PhostTransport {
         let size = crate::units::Bytes(fl.size_bytes).packet_wire_bytes(t.data_seq);
         let priority = if p.data_priorities && fl.n_pkts > p.short_flow_pkts { 2 } else { 1 };
         fl.packets_sent += 1;
+        let wire = slot * self.slot_stride + self.slot_offset;
+        let mut header = [0; 2];
+        (header[TOKEN_SEQ], header[REMAINING]) = (t.token_seq, fl.n_pkts);
         let data = Packet {
             priority,
-            header: [t.token_seq, 0],
+            header,
             retransmit: fl.packets_sent > fl.n_pkts,
-            ..Packet::new(PacketKind::DATA, fl.id, slot, fl.src, fl.dst, t.data_seq, size, now)
+            ..Packet::new(PacketKind::DATA, fl.id, wire, fl.src, fl.dst, t.data_seq, size, now)
         };
         let tenant = fl.tenant;
         fab.inject(host, data);
@@ -473,11 +576,12 @@ impl PhostTransport {
         // re-issue timeout, with tokens left to send (counting a due re-issue), and not
         // downgraded. One pass, no sort: the answer is the minimum over the eligible flows.
         let p = &self.params;
+        let flows = if p.partitioned { &self.receivers } else { &self.flows };
         let mut wake = SimTime::MAX;
         let mut best: Option<((u64, u64), u32, u32)> = None;
         let mut reissue_due = false;
         for &slot in &h.receiving {
-            let fl = &self.flows[slot as usize];
+            let fl = &flows[slot as usize];
             if fl.received_count == fl.n_pkts {
                 continue;
             }
@@ -510,9 +614,10 @@ impl PhostTransport {
             // each due flow that comes before the chosen one in policy order (or every due
             // flow if none is chosen): exactly the flows a walk in that order would visit.
             let policy = p.policy;
+            let flows = if p.partitioned { &mut self.receivers } else { &mut self.flows };
             for &slot in &self.hosts[host as usize].receiving {
                 let h = &self.hosts[host as usize];
-                let fl = &self.flows[slot as usize];
+                let fl = &flows[slot as usize];
                 let due =
                     fl.received_count < fl.n_pkts && fl.resend_deadline.is_some_and(|d| now >= d);
                 if !due {
@@ -521,7 +626,7 @@ impl PhostTransport {
                 let key =
                     policy_key(policy, fl, fl.n_pkts - fl.received_count, &h.granted_by_tenant);
                 if best.is_none_or(|b| (key, fl.id) <= (b.0, b.1)) {
-                    let fl = &mut self.flows[slot as usize];
+                    let fl = &mut flows[slot as usize];
                     fl.resend_deadline = None;
                     fl.goal += fl.n_pkts - fl.received_count;
                     fl.reissues += 1;
@@ -535,7 +640,8 @@ impl PhostTransport {
             return;
         };
         let p = &self.params;
-        let fl = &mut self.flows[slot as usize];
+        let flows = if p.partitioned { &mut self.receivers } else { &mut self.flows };
+        let fl = &mut flows[slot as usize];
         if fl.tokens_sent - fl.responded.min(fl.tokens_sent) > p.downgrade_after {
             fl.responded = fl.tokens_sent - p.downgrade_after; // relax after the period
         }
@@ -562,7 +668,8 @@ impl PhostTransport {
             tenant,
             MTU_BYTES as u64,
         );
-        let fl = &mut self.flows[slot as usize];
+        let flows = if p.partitioned { &mut self.receivers } else { &mut self.flows };
+        let fl = &mut flows[slot as usize];
         if fl.tokens_sent == fl.goal {
             fl.resend_deadline = Some(now + p.reissue_after);
         }
@@ -573,7 +680,8 @@ impl PhostTransport {
     /// A destination learns of a flow (its RTS, or its first data packet).
     fn know(&mut self, slot: u32, free: u32, fab: &mut Fabric) {
         let now = fab.now();
-        let fl = &mut self.flows[slot as usize];
+        let reissue_after = self.params.reissue_after;
+        let fl = &mut self.destinations()[slot as usize];
         if fl.known {
             return;
         }
@@ -582,7 +690,7 @@ impl PhostTransport {
         fl.goal = fl.n_pkts;
         fl.next_request = free;
         if free == fl.n_pkts {
-            fl.resend_deadline = Some(now + self.params.reissue_after);
+            fl.resend_deadline = Some(now + reissue_after);
         }
         let dst = fl.dst;
         let h = &mut self.hosts[dst as usize];

@@ -297,9 +297,10 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
         ("duration-dctcp", vec!["workload.duration_ms=2", "workload.load=0.9"]),
         // The opt-in partitioned model (issue 16, `engine.partitioned`; on one thread here,
         // the same bytes on any number: tests/it/parallel.rs): a window protocol, pFabric,
-        // SACK learned from ACKs, pFabric's SACK window, random spraying on a fat-tree.
+        // pHost, SACK learned from ACKs, pFabric's SACK window, random spraying on a fat-tree.
         ("partitioned-dctcp", vec!["engine.partitioned=true"]),
         ("partitioned-pfabric", vec!["engine.partitioned=true", "transport.protocol=pfabric"]),
+        ("partitioned-phost", vec!["engine.partitioned=true", "transport.protocol=phost"]),
         (
             "partitioned-tcp-sack",
             vec!["engine.partitioned=true", "transport.protocol=tcp", "transport.sack=true"],

@@ -17,10 +17,11 @@ const PARTITIONED: &str = "seed = 11\n[topology]\nracks = 3\nhosts_per_rack = 4\
                      [engine]\npartitioned = true\n";
 
 /// The protocols the registry marks `partitioned`.
-const PARTITIONABLE: [&str; 7] = ["tcp", "dctcp", "pfabric", "pias", "las", "l2dct", "d2tcp"];
+const PARTITIONABLE: [&str; 8] =
+    ["tcp", "dctcp", "pfabric", "phost", "pias", "las", "l2dct", "d2tcp"];
 
 /// The others (each shares state between hosts other than through packets).
-const NOT_PARTITIONABLE: [&str; 6] = ["ideal", "phost", "fastpass", "pase", "homa", "dcpim"];
+const NOT_PARTITIONABLE: [&str; 5] = ["ideal", "fastpass", "pase", "homa", "dcpim"];
 
 fn run(toml: &str, overrides: &[&str], threads: usize) -> RunOutput {
     let overrides: Vec<String> = overrides.iter().map(|o| o.to_string()).collect();
@@ -75,6 +76,8 @@ fn every_thread_count_gives_the_same_bytes() {
         ("tcp-sack", &["transport.protocol=tcp", "transport.sack=true"]),
         ("sack-window", &["transport.protocol=pfabric", "pfabric.sack_window=true"]),
         ("queue-order-ties", &["transport.protocol=pfabric", "pfabric.ties=queue-order"]),
+        ("phost-authors-code", &["transport.protocol=phost", "phost.preset=authors-code"]),
+        ("phost-fat-tree", &["topology.kind=fat-tree", "topology.k=4", "transport.protocol=phost"]),
         ("file", &["topology.kind=file", &file_override, "transport.protocol=tcp"]),
         ("long-lived", &["workload.long_lived_flows=2", "transport.protocol=dctcp"]),
         ("n-finished", &["workload.stop_when=n-finished", "workload.flows=40"]),
@@ -156,13 +159,15 @@ fn which_runs_are_partitioned() {
 
 /// Issue 16 (opt-in): default runs are unaffected by the thread count: the sequential model
 /// runs one partition on one thread, so 1 and 3 threads give the same bytes (and no
-/// windows), for a window protocol, pFabric, a non-partitionable protocol and a fat-tree.
+/// windows), for a window protocol, pFabric, pHost, a non-partitionable protocol and a
+/// fat-tree.
 #[test]
 fn default_runs_ignore_the_thread_count() {
     for o in [
         &["transport.protocol=dctcp"][..],
         &["transport.protocol=pfabric", "transport.sack=true"],
         &["transport.protocol=phost"],
+        &["transport.protocol=fastpass"],
         &["topology.kind=fat-tree", "topology.k=4", "transport.protocol=tcp"],
     ] {
         let one = run(SMALL, o, 1);
@@ -185,7 +190,9 @@ fn partitioned_is_refused_for_protocols_that_share_state() {
         assert!(msg.contains(&format!("true, but transport.protocol = \"{p}\"")), "{msg}");
         assert!(msg.contains("share") || msg.contains("flow-level"), "{msg}");
         assert!(
-            msg.contains("the protocols that can: dctcp, tcp, pfabric, pias, las, l2dct, d2tcp"),
+            msg.contains(
+                "the protocols that can: dctcp, tcp, pfabric, phost, pias, las, l2dct, d2tcp"
+            ),
             "{msg}"
         );
     }
@@ -208,4 +215,21 @@ fn partitioned_runs_of_several_partitions_refuse_scripted_losses() {
     let msg = e.to_string();
     assert!(msg.contains("engine.partitioned") && msg.contains("5 partitions"), "{msg}");
     assert!(msg.contains("scripted losses"), "{msg}");
+}
+
+/// Issue 16 (opt-in): pHost runs partitioned with its default SRPT policy; EDF and tenant-fair
+/// order a destination's flows by what their packets do not carry (deadline, tenant), so a
+/// partitioned spec asking for them is refused before the run, naming the field, the value and
+/// what is allowed; the sequential model takes them.
+#[test]
+fn partitioned_phost_takes_only_srpt() {
+    for policy in ["edf", "tenant-fair"] {
+        let o = vec!["transport.protocol=phost".to_string(), format!("phost.policy={policy}")];
+        let e = spec_with_overrides(PARTITIONED, &o).unwrap_err();
+        assert_eq!(e.path, "phost.policy", "{policy}");
+        let msg = e.to_string();
+        assert!(msg.contains(&format!("\"{policy}\" with engine.partitioned = true")), "{msg}");
+        assert!(msg.contains("policy = \"srpt\" only"), "{msg}");
+        spec_with_overrides(SMALL, &o).unwrap_or_else(|e| panic!("sequential {policy}: {e}"));
+    }
 }
