@@ -54,6 +54,7 @@ bench: install
 	$(PY) benchmarks/bench_table.py
 	for t in 1 2; do \
 	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/phost-default.toml transport.protocol=pfabric workload.flows=10000 engine.partitioned=true || exit 1; \
+	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/phost-default.toml transport.protocol=phost workload.flows=10000 engine.partitioned=true || exit 1; \
 	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/fat-tree-k16.toml engine.partitioned=true || exit 1; \
 	done
 	$(PY) benchmarks/sweep_efficiency.py
