@@ -51,7 +51,7 @@ test-python: install $(DEV)
 bench: install
 	cargo bench -p dcsim-bench --bench micro -- --warm-up-time 1 --measurement-time 3
 	cargo run --release -q -p dcsim-bench --bin dcsim-e2e
-	$(PY) benchmarks/bench_table.py
+	$(PY) benchmarks/bench_table.py --threads 2
 	for t in 1 2; do \
 	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/phost-default.toml transport.protocol=pfabric workload.flows=10000 engine.partitioned=true || exit 1; \
 	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/phost-default.toml transport.protocol=phost workload.flows=10000 engine.partitioned=true || exit 1; \
@@ -60,9 +60,9 @@ bench: install
 	$(PY) benchmarks/sweep_efficiency.py
 
 # Rows of the side-by-side table only, e.g. `make bench-table ROWS=phost-websearch,pfabric-imc10`
-# (empty: every row).
+# (empty: every row); THREADS=2 also runs the pFabric and pHost rows partitioned on 2 threads.
 bench-table: install
-	$(PY) benchmarks/bench_table.py --rows "$(ROWS)"
+	$(PY) benchmarks/bench_table.py --rows "$(ROWS)" --threads $(or $(THREADS),1)
 
 # The long fuzz run: a million generated spec trees through the resolver (no panic, errors name
 # a field, resolution idempotent), 600 scaled-down valid specs run with every invariant, and

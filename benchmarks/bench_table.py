@@ -14,6 +14,12 @@ repeat.
 
     .venv/bin/python benchmarks/bench_table.py                    # every row (a few minutes)
     .venv/bin/python benchmarks/bench_table.py --rows phost-websearch,pfabric-imc10
+    .venv/bin/python benchmarks/bench_table.py --threads 2        # also the partitioned model on 2 threads
+
+With `--threads N` (N > 1) each row whose protocol runs in the partitioned model (pFabric,
+pHost: docs/parallel.md) runs a second time with `engine.partitioned = true` on N threads, and
+the table gains its wall time and ratio; the partitioned model's results differ slightly from
+the sequential one's (docs/parallel.md), so the two runs are not the same simulation.
 """
 
 import argparse
@@ -34,6 +40,11 @@ SOURCE = (
 )
 
 
+#: The protocols of the table that run in the partitioned model (the registry's
+#: `partitioned` flag; Fastpass does not).
+PARTITIONABLE = ("pfabric", "phost")
+
+
 @dataclass(frozen=True)
 class Row:
     """One experiment of the table: its name (for --rows), label, overrides of the spec, and
@@ -43,6 +54,11 @@ class Row:
     label: str
     sets: tuple[str, ...]
     authors_s: float
+
+    @property
+    def partitionable(self) -> bool:
+        """Whether its protocol runs in the partitioned model."""
+        return any(s == f"transport.protocol={p}" for s in self.sets for p in PARTITIONABLE)
 
 
 ROWS = (
@@ -93,13 +109,15 @@ def children_cpu_seconds() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def run_row(row: Row, workdir: str) -> tuple[float, float, int, float]:
-    """Runs `row` through `dcsim run`; returns (process wall seconds, process CPU seconds,
-    events, event loop seconds)."""
-    out = os.path.join(workdir, row.name)
+def run_row(row: Row, workdir: str, threads: int = 1) -> tuple[float, float, int, float]:
+    """Runs `row` through `dcsim run` (with `threads` > 1: in the partitioned model on that many
+    threads); returns (process wall seconds, process CPU seconds, events, event loop seconds)."""
+    out = os.path.join(workdir, f"{row.name}-t{threads}")
     cmd = [dcsim_command(), "run", SPEC, "--out", out, "--force", "--quiet"]
     for s in row.sets:
         cmd += ["--set", s]
+    if threads > 1:
+        cmd += ["--set", "engine.partitioned=true", "--threads", str(threads)]
     cpu0 = children_cpu_seconds()
     t0 = time.monotonic()
     # The spec's [pfabric] settings draw an "unused fields" warning on the other protocols'
@@ -118,20 +136,39 @@ def main() -> None:
     names = [r.name for r in ROWS]
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rows", default="", help=f"comma-separated rows to run (default: all): {', '.join(names)}")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="also run the pFabric and pHost rows in the partitioned model on this many threads (default 1: not)",
+    )
     args = ap.parse_args()
+    if args.threads < 1:
+        ap.error(f"--threads {args.threads}: give 1 or more")
     wanted = [n for n in args.rows.split(",") if n] or names
     unknown = [n for n in wanted if n not in names]
     if unknown:
         ap.error(f"unknown row(s) {', '.join(unknown)}; the rows are {', '.join(names)}")
     rows = [r for r in ROWS if r.name in wanted]
-    print("| experiment | authors' (s) | dcsim wall (s) | ratio | events/s | dcsim CPU (s) |")
-    print("|---|---|---|---|---|---|")
+    t = args.threads
+    head = "| experiment | authors' (s) | dcsim wall (s) | ratio | events/s | dcsim CPU (s) |"
+    rule = "|---|---|---|---|---|---|"
+    if t > 1:
+        head += f" wall, partitioned, {t} threads (s) | ratio, {t} threads |"
+        rule += "---|---|"
+    print(head)
+    print(rule)
     with tempfile.TemporaryDirectory(prefix="dcsim-bench-") as workdir:
         for row in rows:
             wall, cpu, events, loop_s = run_row(row, workdir)
             ratio = row.authors_s / wall
             rate = events / loop_s if loop_s > 0 else float("nan")
             cells = f"{row.authors_s:.1f} | {wall:.1f} | {ratio:.1f}x | {rate / 1e6:.1f} M | {cpu:.1f}"
+            if t > 1 and row.partitionable:
+                wall_t = run_row(row, workdir, t)[0]
+                cells += f" | {wall_t:.1f} | {row.authors_s / wall_t:.1f}x"
+            elif t > 1:
+                cells += " | — | —"
             print(f"| {row.label} | {cells} |", flush=True)
     print(f"\n{SOURCE}.")
 
