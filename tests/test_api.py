@@ -115,6 +115,7 @@ def test_fields_added_later_leave_stored_runs_their_identity():
     del old_tree["pase"]  # the whole section came later (PASE), at its defaults
     del old_tree["homa"]  # issue 18, also a whole section at its defaults
     del old_tree["dcpim"]  # issue 18 (dcPIM), likewise
+    del old_tree["l2dct"]  # issue 17 gap 3.3 (L2DCT's increase), likewise
     del old_tree["topology"]["file"]  # issue 15 items 10-11
     for key in ("preset", "slot_start", "watchdog_epochs"):  # issue 17 item 3.1
         del old_tree["fastpass"][key]

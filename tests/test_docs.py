@@ -23,7 +23,7 @@ def test_every_resolved_field_is_documented():
         m = re.match(r"^#+ `\[(.+)\]`", line)
         if m:
             current = m.group(1)
-        m = re.match(r"^\| `([a-z_]+)` \|", line)
+        m = re.match(r"^\| `([a-z0-9_]+)` \|", line)
         if m:
             sections.setdefault(current, set()).add(m.group(1))
     for path in _leaves(dcsim.resolve({}).tree):

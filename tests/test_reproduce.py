@@ -195,6 +195,23 @@ def test_fig9_permutation_keeps_its_derangement_runs():
         assert len(by_matrix["self"]) == len(by_matrix["permutation"]) == len(p.runs) // 2, scale
 
 
+def test_pias_large_scale_changed_only_its_l2dct_runs():
+    """Issue 17 gap 3.3: PIAS Figs. 14-17's sweep runs L2DCT with `l2dct.increase =
+    "authors-code"` (its recorded digests changed with it); every other run is exactly one the
+    sweep planned before (their recorded first-seed digests), so no other result changes."""
+    from dcsim import reproduce as rep
+    from dcsim.sweep import plan
+
+    before = {"quick": "0258f7c10fc87fe4", "paper": "569cfbd1a7f6b5ee"}
+    for scale, digest in before.items():
+        p = plan(rep.sweep_path("pias-fig14"), scale=scale, warn=False)
+        protocol = {r.hash: r.spec.identity()["transport"]["protocol"] for r in p.runs}
+        others = [r for r in p.runs if protocol[r.hash] != "l2dct"]
+        assert _first_seed_runs(p, others) == {"runs": 32, "digest": digest}, scale
+        l2dct = [r for r in p.runs if protocol[r.hash] == "l2dct"]
+        assert l2dct and all(r.spec.get("l2dct.increase") == "authors-code" for r in l2dct), scale
+
+
 def test_every_reproduction_runs_three_seeds_at_quick_scale():
     """Issue 17 item 1: every reproduction that simulates runs each point with at least 3 seeds
     at quick scale, except PIAS Figs. 3 and 10, whose fixed traces on one switch involve no

@@ -398,6 +398,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "output.ports_max_rows": 5_000_000,
     "output.packet_trace": False,
     "output.packet_trace_max_rows": 1_000_000,
+    "l2dct.increase": "weighted",
     "homa.rtt_bytes": 10_000,
     "homa.priority_levels": 8,
     "homa.scheduled_levels": 7,

@@ -51,7 +51,7 @@ macro_rules! for_each_protocol {
                 sections ["pfabric"], window false, partitioned true,
             /// L2DCT: DCTCP with size-aware weights from bytes sent (see `[dctcp]`).
             L2dct = "l2dct" => l2dct::L2dctProtocol,
-                sections ["dctcp"], window true, partitioned true,
+                sections ["dctcp", "l2dct"], window true, partitioned true,
             /// D2TCP: DCTCP whose back-off depends on deadline imminence (see `[dctcp]`).
             D2tcp = "d2tcp" => d2tcp::D2tcpProtocol,
                 sections ["dctcp"], window true, partitioned true,

@@ -15,6 +15,7 @@ pub mod dctcp;
 pub mod derived;
 pub mod fastpass;
 pub mod homa;
+pub mod l2dct;
 pub mod output;
 pub mod pase;
 pub mod pfabric;
@@ -31,6 +32,7 @@ pub use dcpim::DcpimSpec;
 pub use dctcp::DctcpSpec;
 pub use fastpass::{FastpassPolicy, FastpassPreset, FastpassSlotStart, FastpassSpec};
 pub use homa::{HomaCutoffMethod, HomaSpec};
+pub use l2dct::{L2dctIncrease, L2dctSpec};
 pub use output::{EngineSpec, OutputSpec};
 pub use pase::{PaseArbitration, PaseOrder, PaseRateControl, PaseSpec};
 pub use pfabric::{ClassifyBy, PfabricSpec, PriorityKey, RateControl, ThresholdMethod, TieBreak};
@@ -81,6 +83,8 @@ pub struct Spec {
     pub homa: HomaSpec,
     /// dcPIM settings (used when `transport.protocol = "dcpim"`).
     pub dcpim: DcpimSpec,
+    /// L2DCT's own settings (used when `transport.protocol = "l2dct"`).
+    pub l2dct: L2dctSpec,
     /// What a run records beyond the flow table and summary.
     pub output: OutputSpec,
     /// Simulator implementation choices that do not change the model.
@@ -158,6 +162,7 @@ impl Spec {
         let homa =
             homa::resolve(&top.sub("homa")?, &workload, transport.protocol == Protocol::Homa)?;
         let dcpim = dcpim::resolve(&top.sub("dcpim")?)?;
+        let l2dct = l2dct::resolve(&top.sub("l2dct")?)?;
         let output = output::resolve_output(&top.sub("output")?)?;
         let engine = output::resolve_engine(&top.sub("engine")?)?;
         if engine.partitioned && !transport.protocol.runs_partitioned() {
@@ -204,6 +209,7 @@ impl Spec {
             pase,
             homa,
             dcpim,
+            l2dct,
             output,
             engine,
         })

@@ -408,6 +408,14 @@ mod tests {
     }
 
     #[test]
+    fn l2dct_is_read_only_by_l2dct() {
+        let dctcp = "[transport]\nprotocol = \"dctcp\"\n[l2dct]\nincrease = \"authors-code\"";
+        assert_eq!(fields(dctcp), ["l2dct.increase"]);
+        let l2dct = "[transport]\nprotocol = \"l2dct\"\n[l2dct]\nincrease = \"authors-code\"";
+        assert!(fields(l2dct).is_empty());
+    }
+
+    #[test]
     fn conditional_fields_are_reported_when_their_condition_fails() {
         assert_eq!(
             fields("[workload]\nflow_sizes = 1000\nsize_sampling = \"step\"\nincast_senders = 3\nquery_bytes = 10\n[workload.bimodal]\np_small = 0.1"),

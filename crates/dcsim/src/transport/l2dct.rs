@@ -8,12 +8,15 @@
 //! * **Decrease** on ECN-Echo, at most once per window: cwnd ← cwnd·(1 − b/2) with b = α^w
 //!   (α is DCTCP's estimate), so a small α hurts a heavy-weight young flow least.
 //! * **Increase** in congestion avoidance: w / w_max packets per round trip; slow start as
-//!   usual.
+//!   usual. `l2dct.increase = "authors-code"` gives instead what the PIAS authors'
+//!   agent does with `windowOption_ 0` (their `TcpAgent::opencwnd`: the L2DCT test and the
+//!   standard test each advance the per-ACK counter, so the window grows by one every
+//!   cwnd / 2 ACKs): two packets per round trip whatever the weight (docs/model.md).
 
 use super::dctcp::{dctcp_family, Dctcp};
 use super::window::{CongestionControl, FlowCtx, Window, WindowTransport};
 use super::{Parts, Protocol};
-use crate::spec::Spec;
+use crate::spec::{L2dctIncrease, Spec};
 use crate::units::MSS_BYTES;
 
 /// Largest weight (young flows).
@@ -42,12 +45,27 @@ pub struct L2dct {
     dctcp: Dctcp,
     /// Bytes sent so far (the highest sequence sent, in bytes).
     sent_bytes: f64,
+    /// The additive increase rule.
+    increase: L2dctIncrease,
 }
 
 impl L2dct {
     /// A new flow's state with DCTCP gain `g` and initial α.
     pub fn new(g: f64, initial_alpha: f64) -> Self {
-        L2dct { dctcp: Dctcp::new(g, initial_alpha), sent_bytes: 0.0 }
+        L2dct { dctcp: Dctcp::new(g, initial_alpha), sent_bytes: 0.0, increase: L2dctIncrease::Weighted }
+    }
+
+    /// The same with additive increase rule `increase`.
+    pub fn with_increase(self, increase: L2dctIncrease) -> Self {
+        L2dct { increase, ..self }
+    }
+
+    /// Packets per round trip the window grows by in congestion avoidance.
+    fn increase_per_rtt(&self) -> f64 {
+        match self.increase {
+            L2dctIncrease::Weighted => weight(self.sent_bytes) / W_MAX,
+            L2dctIncrease::AuthorsCode => 2.0,
+        }
     }
 
     /// DCTCP's α.
@@ -65,7 +83,7 @@ impl CongestionControl for L2dct {
         if w.cwnd < w.ssthresh {
             w.grow(acked);
         } else {
-            w.cwnd += weight(self.sent_bytes) / W_MAX * acked as f64 / w.cwnd;
+            w.cwnd += self.increase_per_rtt() * acked as f64 / w.cwnd;
             w.cwnd = w.cwnd.min(w.max);
         }
     }
@@ -92,7 +110,9 @@ impl Protocol for L2dctProtocol {
     type Host = WindowTransport<L2dct>;
 
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
-        dctcp_family(spec, L2dct::new(spec.dctcp.g, spec.dctcp.initial_alpha))
+        let cc = L2dct::new(spec.dctcp.g, spec.dctcp.initial_alpha)
+            .with_increase(spec.l2dct.increase);
+        dctcp_family(spec, cc)
     }
 }
 
@@ -134,5 +154,30 @@ mod tests {
         old.on_ack(&mut wo, 10, &seqs(0, 0));
         assert!((wy.cwnd - 11.0).abs() < 1e-9);
         assert!((wo.cwnd - 10.05).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_authors_code_increase_is_two_packets_per_round_trip_whatever_the_weight() {
+        // `l2dct.increase = "authors-code"`: a window of ACKs adds 2 packets to a young
+        // and to an old flow alike; the cut keeps its weight (b = α^w).
+        let authors = |sent: u32| {
+            let mut cc = L2dct::new(0.0, 0.5).with_increase(L2dctIncrease::AuthorsCode);
+            cc.on_ack_bookkeeping(0, false, &seqs(0, sent));
+            cc
+        };
+        for sent in [10, 1000] {
+            let mut cc = authors(sent);
+            let mut w = Window { cwnd: 10.0, ssthresh: 1.0, max: 1000.0 };
+            cc.on_ack(&mut w, 10, &seqs(0, 0));
+            assert!((w.cwnd - 12.0).abs() < 1e-9, "{sent}: {}", w.cwnd);
+            // Slow start is unchanged: +1 per packet acknowledged.
+            let mut w = Window { cwnd: 10.0, ssthresh: 100.0, max: 1000.0 };
+            cc.on_ack(&mut w, 3, &seqs(0, 0));
+            assert!((w.cwnd - 13.0).abs() < 1e-9, "{sent}: {}", w.cwnd);
+        }
+        let mut old = authors(1000);
+        let mut w = Window { cwnd: 40.0, ssthresh: 1.0, max: 1000.0 };
+        assert!(old.on_ece(&mut w, &seqs(0, 1000)));
+        assert!((w.cwnd - 40.0 * (1.0 - 0.5f64.powf(0.125) / 2.0)).abs() < 1e-9);
     }
 }
