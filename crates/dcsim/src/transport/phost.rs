@@ -529,6 +529,7 @@ impl PhostTransport {
             }
         }
         let Some((_, _, slot)) = best else { return };
+        let wire = self.wire_slot(slot);
         let p = &self.params;
         let fl = &mut self.flows[slot as usize];
         let i = (0..fl.tokens.len())
@@ -538,7 +539,6 @@ impl PhostTransport {
         let size = crate::units::Bytes(fl.size_bytes).packet_wire_bytes(t.data_seq);
         let priority = if p.data_priorities && fl.n_pkts > p.short_flow_pkts { 2 } else { 1 };
         fl.packets_sent += 1;
-        let wire = slot * self.slot_stride + self.slot_offset;
         let mut header = [0; 2];
         (header[TOKEN_SEQ], header[REMAINING]) = (t.token_seq, fl.n_pkts);
         let data = Packet {
