@@ -171,7 +171,11 @@ def improvement(d: pd.DataFrame, better: str, worse: str, col: str, loads: Itera
 
 
 def span(xs: Sequence[float]) -> tuple[float, float]:
-    return (float(np.nanmin(xs)), float(np.nanmax(xs)))
+    """(smallest, largest) of `xs` ignoring NaN; (NaN, NaN) when no value is known (a seed
+    without the runs a metric needs), without numpy's all-NaN warning."""
+    known = np.asarray(xs, dtype=float)
+    known = known[~np.isnan(known)]
+    return (float(known.min()), float(known.max())) if known.size else (float("nan"), float("nan"))
 
 
 def title(base: str, d: pd.DataFrame, path: Path) -> str:
