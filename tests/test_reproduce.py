@@ -423,3 +423,25 @@ def test_gallery_opens_with_the_scorecard_of_its_tables(experiments, tmp_path):
     assert sum(int(c) for c in cells[3:]) == sum(r["published"] is not None for r in rows) > 0
     assert md.index("## Agreement with the papers") < md.index(f"## {rep.title(NAME)}")
     assert f"(#{rep._anchor(rep.title(NAME))})" in row
+
+
+def test_a_figure_without_a_sweep_names_the_seeds_of_its_own_runs():
+    """A figure with ``SWEEP = None`` is model-only unless its ``data`` takes the run store and
+    simulates there (a search on load); then ``SEEDS`` names the seeds its CSVs record, so the
+    gallery never calls simulated numbers "no simulation (model only)"."""
+    import inspect
+
+    from dcsim import reproduce as rep
+
+    sweepless = [n for n in rep.names() if rep.sweep_path(n) is None]
+    assert sweepless, "expected model-only or self-simulating figures"
+    for name in sweepless:
+        mod = rep.module(name)
+        simulates = len(inspect.signature(mod.data).parameters) == 2
+        seeds = getattr(mod, "SEEDS", None)
+        if simulates:
+            assert seeds and all(isinstance(s, int) for s in seeds), f"{name}: SEEDS missing"
+        else:
+            assert seeds is None, f"{name}: SEEDS on a model-only figure"
+    assert rep.provenance("x", "quick", rep.module("dcpim-max-load").SEEDS)["seeds"] == "1"
+    assert rep.provenance("x", "quick", None)["seeds"].startswith("none")

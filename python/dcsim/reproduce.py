@@ -27,6 +27,10 @@ functions:
   relative difference. A metric whose text has ``{fields}`` (the load where a reduction is
   largest) takes them from an :class:`Ours` value.
 
+A figure without a sweep (``SWEEP = None``) is a model-only figure (no simulation) unless it
+runs its own simulations from ``data(runs, store)``, as a search on load does; it then names
+their seeds in ``SEEDS`` (``[1]``), which the CSVs record like a sweep's.
+
 Helpers shared by one paper's figures live in :mod:`dcsim.experiments_support`.
 
 ``dcsim reproduce NAME`` runs the sweep (resumably) and writes ``figure.png``, ``data.csv``
@@ -440,7 +444,8 @@ def reproduce(
         if spec_path is not None:
             runs = load(store)
         fd = figure_data(mod, runs, store)
-    produced = provenance(name, scale, fd.seeds if spec_path is not None else None)
+    seeds = fd.seeds if spec_path is not None else getattr(mod, "SEEDS", None)
+    produced = provenance(name, scale, seeds)
     write_data_csv(out / "data.csv", fd.csv_frame(), produced)
     seeds_csv = out / "data-seeds.csv"
     if fd.replicated:
