@@ -694,10 +694,13 @@ def _ours(name: str, per_seed: list[Any], mod: ModuleType | None, produced: Mapp
 
 def _frames_of(csv: Path) -> tuple[list[Any], dict[str, str]]:
     """A figure's data as ``comparison`` takes it, from its CSV in ``docs/figures/``: one frame
-    per seed (from the per-seed CSV beside it when the data averages seeds) and what produced it."""
+    per seed (from the per-seed CSV beside it when the data averages seeds: its ``n_seeds``
+    column; a figure that simulates without a sweep writes one seed's rows as they are) and what
+    produced it."""
     data, produced = read_data_csv(csv)
     per_seed = [data]
-    if produced and not produced.get("seeds", "none").startswith("none"):
+    averaged = "n_seeds" in data.columns
+    if averaged and produced and not produced.get("seeds", "none").startswith("none"):
         seeds = _seeds_csv(csv)
         if not seeds.exists():
             raise FileNotFoundError(f"{seeds} is missing: {csv} averages seeds, and its comparison needs each")
