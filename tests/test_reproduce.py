@@ -429,15 +429,13 @@ def test_a_figure_without_a_sweep_names_the_seeds_of_its_own_runs():
     """A figure with ``SWEEP = None`` is model-only unless its ``data`` takes the run store and
     simulates there (a search on load); then ``SEEDS`` names the seeds its CSVs record, so the
     gallery never calls simulated numbers "no simulation (model only)"."""
-    import inspect
-
     from dcsim import reproduce as rep
 
     sweepless = [n for n in rep.names() if rep.sweep_path(n) is None]
     assert sweepless, "expected model-only or self-simulating figures"
     for name in sweepless:
         mod = rep.module(name)
-        simulates = len(inspect.signature(mod.data).parameters) == 2
+        simulates = rep.wants_store(mod)
         seeds = getattr(mod, "SEEDS", None)
         if simulates:
             assert seeds and all(isinstance(s, int) for s in seeds), f"{name}: SEEDS missing"

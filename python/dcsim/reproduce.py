@@ -360,14 +360,20 @@ class FigureData:
         return f"mean of {n} seeds; bars: 95 % confidence interval (Student t over seeds)"
 
 
+def wants_store(mod: ModuleType) -> bool:
+    """Whether the figure's ``data(runs, store)`` takes the run store (per-flow tables, or runs
+    of its own) as well as the runs' summaries."""
+    return len(inspect.signature(mod.data).parameters) >= 2
+
+
 def figure_data(mod: ModuleType, runs: Any, store: Path) -> FigureData:
     """Calls the figure's ``data()`` on each seed's runs (the runs of the sweep with that
     ``seed``; all of them when the sweep has no seed axis) and checks that its ``KEYS`` tell
     each seed's rows apart."""
-    wants_store = len(inspect.signature(mod.data).parameters) >= 2
+    with_store = wants_store(mod)
 
     def data(r: Any) -> Any:
-        return mod.data(r, store) if wants_store else mod.data(r)
+        return mod.data(r, store) if with_store else mod.data(r)
 
     if runs is None:
         d = data(None)

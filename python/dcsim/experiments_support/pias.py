@@ -106,10 +106,12 @@ def testbed_compare(d: pd.DataFrame, workload: str) -> dict[str, Any]:
     """Figs. 6-7: PIAS's small-flow reduction against DCTCP, its range over the loads; on web
     search also the medium-flow reduction at its best load and the overall reductions against
     DCTCP and TCP at load 0.8, the numbers §5.1's text gives."""
-    loads = sorted(d.load.unique())
+
+    def reduction_at(load: float, col: str, baseline: str) -> float:
+        return 1 - value(d, workload, "PIAS", load, col) / value(d, workload, baseline, load, col)
 
     def reductions(col: str, baseline: str) -> list[float]:
-        return [1 - value(d, workload, "PIAS", ld, col) / value(d, workload, baseline, ld, col) for ld in loads]
+        return [reduction_at(ld, col, baseline) for ld in sorted(d.load.unique())]
 
     out: dict[str, Any] = {}
     for col, what in (("small_mean_fct_ms", "average"), ("small_p99_fct_ms", "99th percentile")):
@@ -122,9 +124,9 @@ def testbed_compare(d: pd.DataFrame, workload: str) -> dict[str, Any]:
             reductions("medium_mean_fct_ms", "DCTCP")
         )
         for baseline in ("DCTCP", "TCP"):
-            out[f"overall average FCT, reduction vs {baseline} at load 0.8"] = 1 - value(
-                d, workload, "PIAS", 0.8, "mean_fct_ms"
-            ) / value(d, workload, baseline, 0.8, "mean_fct_ms")
+            out[f"overall average FCT, reduction vs {baseline} at load 0.8"] = reduction_at(
+                0.8, "mean_fct_ms", baseline
+            )
     return out
 
 
