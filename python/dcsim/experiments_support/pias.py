@@ -90,9 +90,9 @@ def testbed_data(runs: pd.DataFrame, workload: str) -> pd.DataFrame:
 
 def testbed_plot(d: pd.DataFrame, workload: str, title: str, path: Path) -> None:
     """Figs. 6-7: average and 99th-percentile FCT of small flows, average of medium and large.
-    Logarithmic FCT axes: with the testbed setting's fixed 2 ms RTO TCP collapses on web search
-    at loads 0.7-0.8 in long runs (seconds where PIAS and DCTCP take milliseconds; Fig. 6
-    notes), which on a linear axis would flatten PIAS and DCTCP into one line."""
+    Logarithmic FCT axes: TCP's small flows take about ten times PIAS's (it fills the 500 KB
+    port that DCTCP and PIAS keep near the 30 KB marking threshold; Fig. 6 notes), which on a
+    linear axis would flatten PIAS and DCTCP into one line."""
     panels = [
         (workload, "small_mean_fct_ms", "(0,100KB] average FCT, ms"),
         (workload, "small_p99_fct_ms", "(0,100KB] 99th-pct FCT, ms"),
