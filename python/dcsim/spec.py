@@ -381,6 +381,8 @@ ADDED_FIELDS: dict[str, Any] = {
     "fastpass.slot_start": "epoch",
     "fastpass.watchdog_epochs": 16,
     "topology.file": "",
+    "topology.shared_buffer_bytes": 0,
+    "topology.buffer_alpha": 1.0,
     "engine.partitioned": False,
     "dcpim.rounds": 4,
     "dcpim.channels": 4,

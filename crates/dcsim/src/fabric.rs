@@ -10,6 +10,7 @@
 use crate::metrics::{HopEvent, PacketTracer};
 use crate::packet::{Packet, PacketId, PacketPool, SeqSet};
 use crate::queue::{HopKind, Offer};
+use crate::spec::SharedBuffer;
 use crate::streams::{ElementRngs, Stream};
 use crate::topology::{Balancer, Network};
 use dcsim_engine::{Scheduler, SimTime};
@@ -445,7 +446,51 @@ impl Fabric {
         let (dst, flow) = (p.dst, p.flow);
         let choices = self.net.routes.next_hops(node, dst);
         let port = self.balancer.pick(node, flow, choices);
+        if let Some(shared) = self.net.shared_buffer {
+            if !self.shared_memory_admits(shared, node, port, id) {
+                self.drop_before_port(port, id);
+                return;
+            }
+        }
         self.offer(port, id);
+    }
+
+    /// Whether switch `node`'s shared memory takes packet `id` into `port`'s queue (dynamic
+    /// thresholds, [`SharedBuffer::admits`]). A packet that goes straight onto an idle link
+    /// never waits in the memory and is always taken. Out of line: only runs with a shared
+    /// memory call it, and each call sums the switch's ports.
+    #[inline(never)]
+    fn shared_memory_admits(
+        &mut self,
+        shared: SharedBuffer,
+        node: u32,
+        port: u32,
+        id: PacketId,
+    ) -> bool {
+        let now = self.sched.now();
+        let size = self.pool.get(id).size_bytes as u64;
+        let pt = &mut self.net.ports[port as usize];
+        let port_bytes = pt.waiting_bytes_at(now);
+        if port_bytes == 0 && pt.busy_until <= now {
+            return true;
+        }
+        let switch_bytes = self.net.switch_bytes(node, now);
+        shared.admits(port_bytes, switch_bytes, size)
+    }
+
+    /// Drops packet `id` on its way into `port` (the port's memory refused it), counted at
+    /// the port as its own drops are.
+    #[inline(never)]
+    fn drop_before_port(&mut self, port: u32, id: PacketId) {
+        let size = self.pool.get(id).size_bytes as u64;
+        let stats = &mut self.net.ports[port as usize].stats;
+        stats.dropped_packets += 1;
+        stats.dropped_bytes += size;
+        if self.tracer.is_some() {
+            self.trace_offer(port, id, Offer::Dropped(id));
+        }
+        self.counters.dropped += 1;
+        self.pool.free(id);
     }
 
     /// Traces what offering packet `id` to `port` did. Out of line: only traced runs call it.

@@ -12,7 +12,9 @@ use crate::metrics::{
     PortSampler, PortSamples, RunCounters, Summary, Timeseries,
 };
 use crate::partition::PartitionMap;
-use crate::queue::{AnyQueue, DropTail, Fifo, PortQueue, PriorityDropQueue, StrictPriorityQueue};
+use crate::queue::{
+    AnyQueue, DropTail, Fifo, HopKind, PortQueue, PriorityDropQueue, StrictPriorityQueue,
+};
 use crate::spec::{LoadBalancing, Spec, StopWhen};
 use crate::topology::{Network, PortInfo};
 use crate::transport::{AnyHost, Completion, HostTransport, Model, QueuePlan};
@@ -105,8 +107,14 @@ impl Simulation {
         let parts = crate::transport::assemble(&spec);
         let plan = parts.ports;
         let timeline = spec.engine.fifo_timeline;
-        let factory = move |_info: PortInfo| {
-            let buffer = plan.buffer_bytes;
+        let shared = spec.topology.shared_buffer();
+        let factory = move |info: PortInfo| {
+            // A switch port of a shared memory is bounded by its dynamic threshold, which never
+            // passes the memory; the per-port buffer is then the NICs'.
+            let buffer = match shared {
+                Some(memory) if info.hop != HopKind::SourceNic => memory.bytes,
+                _ => plan.buffer_bytes,
+            };
             let queue = match plan.queue {
                 QueuePlan::Fifo if timeline => PortQueue::Timeline(DropTail::new(buffer)),
                 QueuePlan::Fifo => PortQueue::Scheduled(AnyQueue::Fifo(Fifo::new(buffer))),

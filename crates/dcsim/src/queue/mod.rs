@@ -349,6 +349,15 @@ impl Port {
         }
     }
 
+    /// Bytes waiting at `now` (a FIFO timeline first forgets the packets that have started
+    /// by then): a shared switch memory's occupancy.
+    pub fn waiting_bytes_at(&mut self, now: SimTime) -> u64 {
+        if let PortQueue::Timeline(q) = &mut self.queue {
+            q.advance(now);
+        }
+        self.waiting_bytes()
+    }
+
     /// Bytes waiting now (for the ECN decision).
     #[inline]
     fn waiting_bytes(&self) -> u64 {

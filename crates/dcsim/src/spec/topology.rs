@@ -50,6 +50,26 @@ crate::choice! {
     }
 }
 
+/// The memory a switch shares among its ports, under dynamic thresholds.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct SharedBuffer {
+    /// The switch's memory, bytes.
+    pub bytes: u64,
+    /// Dynamic thresholds' α.
+    pub alpha: f64,
+}
+
+impl SharedBuffer {
+    /// Whether a port holding `port_bytes` may take `size` more bytes while its switch's ports
+    /// hold `switch_bytes` in all: the port's queue must stay within α × the free memory
+    /// (Choudhury and Hahne's dynamic threshold), and the memory must hold the packet.
+    #[inline]
+    pub fn admits(&self, port_bytes: u64, switch_bytes: u64, size: u64) -> bool {
+        let free = self.bytes.saturating_sub(switch_bytes);
+        size <= free && (port_bytes + size) as f64 <= self.alpha * free as f64
+    }
+}
+
 /// `[topology]`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct TopologySpec {
@@ -93,6 +113,15 @@ pub struct TopologySpec {
     /// Buffer per switch port and per NIC, bytes. Default 36864. `transport.buffer_bytes`
     /// overrides it.
     pub buffer_bytes: u64,
+    /// The memory each switch shares among its ports, bytes; 0 (default): none, every port
+    /// has only its own buffer. With a shared memory a switch port admits a packet only while
+    /// its queue stays within `buffer_alpha` × the memory its switch has free (dynamic
+    /// thresholds, Choudhury and Hahne, IEEE/ACM ToN 1998); the per-port buffer is then the
+    /// NICs' alone.
+    pub shared_buffer_bytes: u64,
+    /// Dynamic thresholds' α: a lone congested port of a shared memory B settles at
+    /// α·B/(1 + α). Default 1 (half the memory). Read only with `shared_buffer_bytes`.
+    pub buffer_alpha: f64,
 }
 
 impl TopologySpec {
@@ -109,6 +138,11 @@ impl TopologySpec {
     /// SIGCOMM'14 §4.2: "the aggregation-core link becomes the bottleneck").
     pub fn fat_tree_core_rate(&self) -> BitRate {
         BitRate::from_gbps(self.core_link_gbps / self.oversubscription)
+    }
+    /// The switches' shared memory, if they have one.
+    pub fn shared_buffer(&self) -> Option<SharedBuffer> {
+        (self.shared_buffer_bytes > 0)
+            .then_some(SharedBuffer { bytes: self.shared_buffer_bytes, alpha: self.buffer_alpha })
     }
     /// Number of hosts this topology has.
     pub fn n_hosts(&self) -> u32 {
@@ -247,7 +281,24 @@ pub fn resolve(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
         switching: t.choice("switching", Switching::CutThrough)?,
         load_balancing: t.choice("load_balancing", LoadBalancing::Spray)?,
         buffer_bytes: t.bytes_in("buffer_bytes", 36_864, 0, MAX_BUFFER_BYTES)?,
+        shared_buffer_bytes: t.bytes_in("shared_buffer_bytes", 0, 0, MAX_BUFFER_BYTES)?,
+        buffer_alpha: t.f64_in(
+            "buffer_alpha",
+            1.0,
+            1.0 / 64.0,
+            64.0,
+            "must be between 1/64 and 64",
+        )?,
     };
+    if spec.shared_buffer_bytes > 0 && spec.shared_buffer_bytes < crate::units::MTU_BYTES as u64 {
+        return Err(SpecError::new(
+            t.field("shared_buffer_bytes"),
+            format!(
+                "{} bytes cannot hold one 1500-byte packet; 0 turns the shared memory off",
+                spec.shared_buffer_bytes
+            ),
+        ));
+    }
     if spec.buffer_bytes < crate::units::MTU_BYTES as u64 {
         return Err(SpecError::new(
             t.field("buffer_bytes"),
@@ -264,4 +315,27 @@ pub fn resolve(t: &Section<'_>) -> Result<TopologySpec, SpecError> {
         ));
     }
     Ok(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SharedBuffer;
+
+    #[test]
+    fn dynamic_thresholds_admit_within_alpha_times_the_free_memory() {
+        let b = SharedBuffer { bytes: 10_000, alpha: 1.0 };
+        // Empty switch: a port may take up to α·10,000.
+        assert!(b.admits(0, 0, 1500));
+        // The port holds 4,000 of the switch's 4,000: free 6,000, 4,000 + 1,500 ≤ 6,000.
+        assert!(b.admits(4000, 4000, 1500));
+        // 4,500 + 1,500 = 6,000 > 5,500 free.
+        assert!(!b.admits(4500, 4500, 1500));
+        // Other ports' bytes shrink the threshold: free 3,000, 0 + 1,500 ≤ 3,000; 2,000 more not.
+        assert!(b.admits(0, 7000, 1500));
+        assert!(!b.admits(2000, 7000, 1500));
+        // α = 2: free 6,000 allows 12,000 for the port, but never more than the memory holds.
+        let b2 = SharedBuffer { alpha: 2.0, ..b };
+        assert!(b2.admits(4000, 4000, 1500));
+        assert!(!b2.admits(0, 9000, 1500)); // 1,000 free cannot hold 1,500 bytes
+    }
 }

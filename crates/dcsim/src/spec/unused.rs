@@ -46,17 +46,18 @@ const KIND_FIELDS: &[(&str, &[TopologyKind], &str)] = &[
         &[TopologyKind::LeafSpine, TopologyKind::FatTree, TopologyKind::Dumbbell],
         "; this topology has no switch-to-switch link",
     ),
-    (
-        "switching",
-        &[
-            TopologyKind::LeafSpine,
-            TopologyKind::FatTree,
-            TopologyKind::Star,
-            TopologyKind::Dumbbell,
-            TopologyKind::File,
-        ],
-        "; this topology has no switch",
-    ),
+    ("switching", SWITCHED, "; this topology has no switch"),
+    ("shared_buffer_bytes", SWITCHED, "; this topology has no switch"),
+    ("buffer_alpha", SWITCHED, "; this topology has no switch"),
+];
+
+/// The kinds with a switch.
+const SWITCHED: &[TopologyKind] = &[
+    TopologyKind::LeafSpine,
+    TopologyKind::FatTree,
+    TopologyKind::Star,
+    TopologyKind::Dumbbell,
+    TopologyKind::File,
 ];
 
 /// Workload fields a trace replaces (it lists every flow's size, hosts and start time).
@@ -215,6 +216,11 @@ impl Spec {
                     kind.name()
                 ));
             }
+        }
+        if key == "buffer_alpha" && self.topology.shared_buffer_bytes == 0 {
+            return Some(
+                "read only with a shared switch memory (`topology.shared_buffer_bytes` > 0)".into(),
+            );
         }
         if key == "buffer_bytes" {
             if self.transport.buffer_bytes > 0 {

@@ -159,6 +159,7 @@ impl Builder {
             rack_of_host: self.rack_of_host,
             routes,
             cut_through,
+            shared_buffer: spec.shared_buffer(),
         }
     }
 }
@@ -257,6 +258,8 @@ pub struct Network {
     pub routes: std::sync::Arc<Routes>,
     /// Cut-through switching (the next switch sees a packet once its header is in).
     pub cut_through: bool,
+    /// The memory each switch shares among its ports (`topology.shared_buffer_bytes`), if any.
+    pub shared_buffer: Option<crate::spec::SharedBuffer>,
 }
 
 impl Network {
@@ -333,7 +336,15 @@ impl Network {
             rack_of_host: self.rack_of_host.clone(),
             routes: std::sync::Arc::clone(&self.routes),
             cut_through: self.cut_through,
+            shared_buffer: self.shared_buffer,
         }
+    }
+
+    /// Bytes waiting at switch `node`'s ports at `now` (a shared memory's occupancy; packets
+    /// on the wire are not counted).
+    pub fn switch_bytes(&mut self, node: u32, now: SimTime) -> u64 {
+        let ports = &mut self.ports;
+        self.adjacency[node as usize].iter().map(|&p| ports[p as usize].waiting_bytes_at(now)).sum()
     }
 
     /// Number of hosts.

@@ -19,6 +19,7 @@ mod pias;
 mod recordings;
 mod reliability;
 mod scenarios;
+mod shared_buffer;
 mod spec_docs;
 mod topology_file;
 mod traces;

@@ -83,6 +83,14 @@ fn every_thread_count_gives_the_same_bytes() {
         ("n-finished", &["workload.stop_when=n-finished", "workload.flows=40"]),
         ("duration", &["workload.duration_ms=0.05", "transport.protocol=pfabric"]),
         (
+            "shared-memory",
+            &[
+                "topology.shared_buffer_bytes=60000",
+                "topology.buffer_bytes=60000",
+                "transport.protocol=tcp",
+            ],
+        ),
+        (
             "recordings",
             &[
                 "transport.protocol=pfabric",
