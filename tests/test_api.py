@@ -117,6 +117,8 @@ def test_fields_added_later_leave_stored_runs_their_identity():
     del old_tree["dcpim"]  # issue 18 (dcPIM), likewise
     del old_tree["l2dct"]  # issue 17 gap 3.3 (L2DCT's increase), likewise
     del old_tree["topology"]["file"]  # issue 15 items 10-11
+    for key in ("shared_buffer_bytes", "buffer_alpha"):  # issue 17 gap 3.3 (a shared switch memory)
+        del old_tree["topology"][key]
     for key in ("preset", "slot_start", "watchdog_epochs"):  # issue 17 item 3.1
         del old_tree["fastpass"][key]
     for key in ("sack_window", "ties"):  # issue 17 item 3.4
