@@ -478,3 +478,10 @@ def test_a_figure_without_a_sweep_names_the_seeds_of_its_own_runs():
             assert seeds is None, f"{name}: SEEDS on a model-only figure"
     assert rep.provenance("x", "quick", rep.module("dcpim-max-load").SEEDS)["seeds"] == "1"
     assert rep.provenance("x", "quick", None)["seeds"].startswith("none")
+    # A model-only figure names no scale: its numbers are the same at either.
+    model = rep.provenance_text(rep.provenance("x", "quick", None), "quick")
+    assert model.startswith("_Model only (no simulation)") and "Quick scale" not in model
+    assert "(model only, either scale)" in rep.comparison_markdown("pfabric-sigcomm-fig16", [], "quick", model)
+    simulated = rep.provenance_text(rep.provenance("x", "paper", [1, 2]), "paper")
+    assert simulated.startswith("_Paper scale, 2 seeds (1, 2)")
+    assert "(paper scale)" in rep.comparison_markdown("pfabric-sigcomm-fig16", [], "paper", simulated)

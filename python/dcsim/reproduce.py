@@ -223,8 +223,10 @@ def agreement(pub: Any, ours: Any) -> str | None:
 def comparison_markdown(name: str, rows: list[dict[str, Any]], scale: str, produced_by: str = "") -> str:
     """The published-vs-dcsim table. Our value is the mean over seeds ± the half-width of its
     95 % interval, with n (an :class:`~dcsim.replicates.Estimate`), or a plain value; the
-    difference is the mean's. `produced_by` (:func:`provenance_text`) heads the table."""
-    lines = [f"### {title(name)} — published vs dcsim ({scale} scale)", ""]
+    difference is the mean's. `produced_by` (:func:`provenance_text`) heads the table. A
+    model-only figure (no simulation, so the same at either scale) says so in place of a scale."""
+    where = "model only, either scale" if produced_by.startswith(MODEL_ONLY) else f"{scale} scale"
+    lines = [f"### {title(name)} — published vs dcsim ({where})", ""]
     if produced_by:
         lines += [produced_by, ""]
     averaged = any(_estimated(r.get("ours")) for r in rows)
@@ -528,6 +530,10 @@ def provenance(name: str, scale: str, seeds: list[int] | None) -> dict[str, str]
     }
 
 
+MODEL_ONLY = "_Model only (no simulation)"
+"""How the provenance line of a figure computed from a model, not simulated, begins."""
+
+
 def provenance_text(produced: Mapping[str, str] | None, scale: str) -> str:
     """The line heading a comparison table: scale, seeds, version and commit; for data written
     before they were recorded, says so."""
@@ -538,10 +544,11 @@ def provenance_text(produced: Mapping[str, str] | None, scale: str) -> str:
         )
     seeds = produced.get("seeds", "")
     if seeds.startswith("none"):
-        what = "no simulation (model only)"
-    else:
-        n = len(seeds.split())
-        what = f"{n} seed{'s' if n != 1 else ''} ({', '.join(seeds.split())})"
+        # No flows, so no scale: the model gives the same numbers whichever was asked for.
+        version, commit = produced.get("dcsim"), produced.get("commit")
+        return f"{MODEL_ONLY}, the same at either scale; dcsim {version}, commit {commit}._"
+    n = len(seeds.split())
+    what = f"{n} seed{'s' if n != 1 else ''} ({', '.join(seeds.split())})"
     scale = produced.get("scale", scale)
     return f"_{scale.capitalize()} scale, {what}; dcsim {produced.get('dcsim')}, commit {produced.get('commit')}._"
 
