@@ -55,12 +55,13 @@ bench: install
 	for t in 1 2; do \
 	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/phost-default.toml transport.protocol=pfabric workload.flows=10000 engine.partitioned=true || exit 1; \
 	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/phost-default.toml transport.protocol=phost workload.flows=10000 engine.partitioned=true || exit 1; \
+	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/phost-default.toml transport.protocol=fastpass workload.flows=10000 engine.partitioned=true || exit 1; \
 	  cargo run --release -q -p dcsim-bench --bin dcsim-e2e -- --threads $$t benchmarks/fat-tree-k16.toml engine.partitioned=true || exit 1; \
 	done
 	$(PY) benchmarks/sweep_efficiency.py
 
 # Rows of the side-by-side table only, e.g. `make bench-table ROWS=phost-websearch,pfabric-imc10`
-# (empty: every row); THREADS=2 also runs the pFabric and pHost rows partitioned on 2 threads.
+# (empty: every row); THREADS=2 also runs each row partitioned on 2 threads.
 bench-table: install
 	$(PY) benchmarks/bench_table.py --rows "$(ROWS)" --threads $(or $(THREADS),1)
 

@@ -17,7 +17,7 @@ repeat.
     .venv/bin/python benchmarks/bench_table.py --threads 2        # also the partitioned model on 2 threads
 
 With `--threads N` (N > 1) each row whose protocol runs in the partitioned model (pFabric,
-pHost: docs/parallel.md) runs a second time with `engine.partitioned = true` on N threads, and
+pHost, Fastpass: docs/parallel.md) runs a second time with `engine.partitioned = true` on N threads, and
 the table gains its wall time and ratio; the partitioned model's results differ slightly from
 the sequential one's (docs/parallel.md), so the two runs are not the same simulation.
 """
@@ -41,8 +41,8 @@ SOURCE = (
 
 
 #: The protocols of the table that run in the partitioned model (the registry's
-#: `partitioned` flag; Fastpass does not).
-PARTITIONABLE = ("pfabric", "phost")
+#: `partitioned` flag): all three.
+PARTITIONABLE = ("pfabric", "phost", "fastpass")
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ def main() -> None:
         "--threads",
         type=int,
         default=1,
-        help="also run the pFabric and pHost rows in the partitioned model on this many threads (default 1: not)",
+        help="also run every row in the partitioned model on this many threads (default 1: not)",
     )
     args = ap.parse_args()
     if args.threads < 1:

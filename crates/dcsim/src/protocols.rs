@@ -39,8 +39,7 @@ macro_rules! for_each_protocol {
                 sections ["phost"], window false, partitioned true,
             /// Fastpass: a centralised arbiter schedules every packet (see `[fastpass]`).
             Fastpass = "fastpass" => fastpass::FastpassProtocol,
-                sections ["fastpass"], window false, partitioned false
-                    "the arbiter and the hosts share one flow table",
+                sections ["fastpass"], window false, partitioned true,
             /// PIAS: MLFQ tagging by bytes sent, strict-priority queues with ECN, DCTCP (see
             /// `[pias]`).
             Pias = "pias" => pias::PiasProtocol,

@@ -195,6 +195,20 @@ impl Spec {
                 ),
             ));
         }
+        if engine.partitioned
+            && transport.protocol == Protocol::Fastpass
+            && fastpass.policy != FastpassPolicy::Srpt
+        {
+            // The arbiter in its partition learns a flow from its RTS, which carries its size
+            // and destination but not its deadline (transport/fastpass.rs).
+            return Err(SpecError::new(
+                "fastpass.policy",
+                format!(
+                    "\"{}\" with engine.partitioned = true: the partitioned model runs Fastpass with policy = \"srpt\" only (the arbiter learns a flow from its RTS, which carries its size, not its deadline). Set fastpass.policy = \"srpt\" or engine.partitioned = false",
+                    crate::choice::Choice::name(fastpass.policy)
+                ),
+            ));
+        }
         Ok(Spec {
             seed,
             name,

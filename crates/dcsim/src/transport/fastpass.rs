@@ -27,6 +27,23 @@
 //! Flow state lives in reusable slots (no allocation per packet): a slot is released once the
 //! source is done *and* the arbiter has dropped the flow; every schedule entry and timer
 //! carries the flow's id or generation, so a late one for a reused slot is ignored.
+//!
+//! The partitioned model (`engine.partitioned`, [`FastpassParams::partitioned`]): the arbiter,
+//! a flow's source and its destination may run in different partitions, on different threads
+//! ([`crate::partition`]; the arbiter's partition is host 0's rack), so they share no table and
+//! learn from packets only. A source keeps its flows in its own table and numbers their slots
+//! in its partition's residue class (`slot ≡ partition index`, modulo the partition count), so a
+//! slot names one open flow in the whole run; it releases a slot when its flow completes. The
+//! arbiter keeps its own table indexed by that slot: an RTS brings the flow's source, its
+//! destination (in the RTS's sequence number) and its count, and replaces the entry of an
+//! earlier flow of the slot (flow ids grow with arrival time; an RTS of an earlier flow is a
+//! straggler). A schedule travels in the packets themselves: one schedule packet per flow
+//! granted slots in the epoch (per 32 timeslots of it), naming the flow and its slot, with the
+//! granted timeslots as a bit mask and the epoch's number on the global grid. So a source with
+//! several flows granted in one epoch gets several schedule packets where the sequential model
+//! sends one. A destination ACKs every data packet from the packet's own fields. The arbiter
+//! orders flows by packets left to schedule; `policy = "edf"` needs the flow's deadline, which
+//! an RTS does not carry, and is refused partitioned.
 
 use super::{Completion, HostTransport, Parts, PortPlan, Protocol, TransportEvent};
 use crate::fabric::Fabric;
@@ -48,6 +65,12 @@ pub const SCHEDULE: PacketKind = PacketKind::control(1);
 const COUNT: usize = 0;
 /// Header word of an RTS: [`BY_WATCHDOG`] when the watchdog sent it, else 0.
 const ORIGIN: usize = 1;
+/// Header word of a partitioned model's schedule packet: its flow's timeslots, bit `i` for
+/// timeslot `32 · seq + i` of the epoch.
+const TIMESLOTS: usize = 0;
+/// Header word of a partitioned model's schedule packet: the epoch's number on the global grid
+/// (its start over the epoch length).
+const EPOCH: usize = 1;
 /// An RTS the watchdog sent.
 const BY_WATCHDOG: u32 = 1;
 
@@ -83,6 +106,7 @@ impl Protocol for FastpassProtocol {
             edf: f.policy == FastpassPolicy::Edf,
             slots_at_arrival: f.slot_start == FastpassSlotStart::Arrival,
             watchdog_epochs: f.watchdog_epochs,
+            partitioned: spec.engine.partitioned,
         };
         let ports = PortPlan::priority_drop(spec);
         Parts {
@@ -109,6 +133,9 @@ pub struct FastpassParams {
     pub slots_at_arrival: bool,
     /// Epochs without a slot before a source asks again; 0 = never (`fastpass.watchdog_epochs`).
     pub watchdog_epochs: u32,
+    /// The partitioned model's variant (`engine.partitioned`): the arbiter, the sources and
+    /// the destinations keep separate tables and learn from packets only (module docs).
+    pub partitioned: bool,
 }
 
 impl FastpassParams {
@@ -216,7 +243,15 @@ pub struct FastpassTransport {
     /// Schedules in flight (indexed by the schedule packet's `seq`), reused.
     messages: Vec<ScheduleMsg>,
     free_messages: Vec<u32>,
+    /// Slot numbering: table index `i` is slot `i · slot_stride + slot_offset` on the wire
+    /// (the partition count and index in a partitioned run; 1 and 0 otherwise).
+    slot_stride: u32,
+    slot_offset: u32,
     // arbiter
+    /// The partitioned model's arbiter table, indexed by the slot the RTS carries (in the
+    /// sequential model the arbiter shares `flows`).
+    arbiter_flows: Vec<Flow>,
+    /// Slots (on the wire) of the flows the arbiter may schedule.
     demand: Vec<u32>,
     epoch_pending: bool,
     src_used: Vec<u32>,
@@ -283,12 +318,20 @@ impl HostTransport for FastpassTransport {
         let p = *fab.pool.get(id);
         fab.deliver(id);
         if p.kind == SCHEDULE {
-            self.on_schedule(&p, fab);
+            if self.params.partitioned {
+                self.on_schedule_apart(&p, fab);
+            } else {
+                self.on_schedule(&p, fab);
+            }
             return None;
         }
-        let fl = self.flows.get_mut(p.slot as usize)?;
-        if fl.id != p.flow || (fl.arbiter_done && !fl.sending) {
-            return None; // a straggler of a finished flow
+        if !self.params.partitioned {
+            // One table for all three: a packet of a flow its slot no longer holds, or of a
+            // flow both ends are done with, is a straggler.
+            let fl = self.flows.get(p.slot as usize)?;
+            if fl.id != p.flow || (fl.arbiter_done && !fl.sending) {
+                return None;
+            }
         }
         match p.kind {
             RTS => self.on_rts(&p, fab),
@@ -296,34 +339,27 @@ impl HostTransport for FastpassTransport {
                 // The destination ACKs every data packet.
                 let ack = Packet::new(
                     PacketKind::ACK,
-                    fl.id,
+                    p.flow,
                     p.slot,
-                    fl.dst,
-                    fl.src,
+                    p.dst,
+                    p.src,
                     p.seq,
                     CONTROL_BYTES,
                     fab.now(),
                 );
-                fab.inject(fl.dst, ack);
+                fab.inject(p.dst, ack);
             }
-            PacketKind::ACK => {
-                if !fl.sending || !fl.acked.insert(p.seq) {
-                    return None;
-                }
-                fl.acked_count += 1;
-                while fl.acked_until < fl.n_pkts && fl.is_acked(fl.acked_until) {
-                    fl.acked_until += 1;
-                }
-                if fl.acked_count == fl.n_pkts {
-                    fl.sending = false;
-                    let done = Completion::of(fl.id, fl.n_pkts, fl.packets_sent, fl.requests - 1);
-                    self.request(p.slot, FINISHED, 0, fab);
-                    return Some(done);
-                }
-            }
+            PacketKind::ACK => return self.on_ack(&p, fab),
             _ => {}
         }
         None
+    }
+
+    /// Numbers this transport's slots for partition `index` of `count` (module docs).
+    fn set_partition(&mut self, index: u32, count: u32) {
+        debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
+        debug_assert!(self.flows.is_empty(), "set before any flow starts");
+        (self.slot_offset, self.slot_stride) = (index, count);
     }
 
     fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
@@ -355,6 +391,9 @@ impl FastpassTransport {
             wake_at: vec![None; n],
             messages: Vec::new(),
             free_messages: Vec::new(),
+            slot_stride: 1,
+            slot_offset: 0,
+            arbiter_flows: Vec::new(),
             demand: Vec::new(),
             epoch_pending: false,
             src_used: vec![0; n],
@@ -368,20 +407,23 @@ impl FastpassTransport {
     /// The source asks the arbiter for `count` packets (or, with [`FINISHED`], says it is
     /// done); `origin` is 0 or [`BY_WATCHDOG`].
     fn request(&mut self, slot: u32, count: u32, origin: u32, fab: &mut Fabric) {
+        let wire = self.wire_slot(slot);
         let fl = &mut self.flows[slot as usize];
         fl.requests += 1;
         let mut header = [0; 2];
         header[COUNT] = count;
         header[ORIGIN] = origin;
+        // The partitioned model's arbiter learns the flow's destination from its RTS.
+        let dst = if self.params.partitioned { fl.dst } else { 0 };
         let rts = Packet {
             header,
             ..Packet::new(
                 RTS,
                 fl.id,
-                slot,
+                wire,
                 fl.src,
                 self.params.arbiter,
-                0,
+                dst,
                 CONTROL_BYTES,
                 fab.now(),
             )
@@ -393,14 +435,18 @@ impl FastpassTransport {
     fn on_epoch(&mut self, fab: &mut Fabric) {
         self.epoch_pending = false;
         let now = fab.now();
-        let (flows, free) = (&mut self.flows, &mut self.free);
+        let partitioned = self.params.partitioned;
+        let flows = if partitioned { &mut self.arbiter_flows } else { &mut self.flows };
+        let free = &mut self.free;
         self.demand.retain(|&s| {
             let fl = &mut flows[s as usize];
             let keep = fl.to_schedule > 0 && !fl.arbiter_done;
             if !keep {
                 fl.in_demand = false;
-                if fl.arbiter_done && !fl.sending {
-                    free.push(s); // released only once no list refers to it
+                // The shared table's slot, released only once no list refers to it (the
+                // partitioned model's sources release theirs themselves).
+                if !partitioned && fl.arbiter_done && !fl.sending {
+                    free.push(s);
                 }
             }
             keep
@@ -409,8 +455,13 @@ impl FastpassTransport {
         for ts in 0..self.params.slots_per_epoch {
             self.match_timeslot(ts);
         }
-        self.send_schedules(now + self.params.epoch, fab);
-        if self.demand.iter().any(|&s| self.flows[s as usize].to_schedule > 0) {
+        if partitioned {
+            self.send_schedules_apart(now + self.params.epoch, fab);
+        } else {
+            self.send_schedules(now + self.params.epoch, fab);
+        }
+        let flows = if partitioned { &self.arbiter_flows } else { &self.flows };
+        if self.demand.iter().any(|&s| flows[s as usize].to_schedule > 0) {
             self.epoch_pending = true;
             fab.schedule(now + self.params.epoch, FastpassEvent::ArbiterEpoch.encode());
         }
@@ -420,7 +471,7 @@ impl FastpassTransport {
     fn match_timeslot(&mut self, ts: u32) {
         // Stable sort of an almost sorted list (only the previous slot's matches changed by
         // one): close to linear.
-        let flows = &self.flows;
+        let flows = if self.params.partitioned { &mut self.arbiter_flows } else { &mut self.flows };
         if self.params.edf {
             self.demand.sort_by_key(|&s| (flows[s as usize].deadline, flows[s as usize].id));
         } else {
@@ -430,7 +481,7 @@ impl FastpassTransport {
         self.stamp = self.stamp.wrapping_add(1);
         let stamp = self.stamp;
         for &s in &self.demand {
-            let fl = &mut self.flows[s as usize];
+            let fl = &mut flows[s as usize];
             if fl.to_schedule == 0
                 || self.src_used[fl.src as usize] == stamp
                 || self.dst_used[fl.dst as usize] == stamp
@@ -481,14 +532,55 @@ impl FastpassTransport {
         }
     }
 
+    /// The partitioned model's schedules: one packet per flow granted slots in the epoch at
+    /// `epoch_start` (and per 32 of its timeslots), naming the flow and carrying its timeslots
+    /// and the epoch's number (module docs); in order of source, slot and timeslots.
+    fn send_schedules_apart(&mut self, epoch_start: SimTime, fab: &mut Fabric) {
+        self.matched.sort_unstable_by_key(|&(src, ts, slot)| (src, slot, ts));
+        let now = fab.now();
+        let epoch = self.params.epoch.as_ps();
+        debug_assert_eq!(epoch_start.as_ps() % epoch, 0, "epochs run on the global grid");
+        let number = u32::try_from(epoch_start.as_ps() / epoch).expect("fewer than 2^32 epochs");
+        let mut i = 0;
+        while i < self.matched.len() {
+            let (src, first_ts, slot) = self.matched[i];
+            let group = first_ts / 32;
+            let mut timeslots = 0u32;
+            while let Some(&(s, ts, f)) = self.matched.get(i) {
+                if (s, f, ts / 32) != (src, slot, group) {
+                    break;
+                }
+                timeslots |= 1 << (ts % 32);
+                i += 1;
+            }
+            let fl = &mut self.arbiter_flows[slot as usize];
+            fl.last_grant_at = Some(now);
+            let mut header = [0; 2];
+            (header[TIMESLOTS], header[EPOCH]) = (timeslots, number);
+            let arbiter = self.params.arbiter;
+            let pkt = Packet {
+                header,
+                ..Packet::new(SCHEDULE, fl.id, slot, arbiter, src, group, CONTROL_BYTES, now)
+            };
+            fab.inject(arbiter, pkt);
+        }
+    }
+
     /// The arbiter hears from a flow.
     fn on_rts(&mut self, p: &Packet, fab: &mut Fabric) {
-        let fl = &mut self.flows[p.slot as usize];
+        let partitioned = self.params.partitioned;
+        if partitioned && !self.arbiter_takes(p) {
+            return;
+        }
+        let flows = if partitioned { &mut self.arbiter_flows } else { &mut self.flows };
+        let fl = &mut flows[p.slot as usize];
         fl.arbiter_known = true;
         if p.header[COUNT] == FINISHED {
             fl.arbiter_done = true;
             fl.to_schedule = 0;
-            self.release_if_done(p.slot);
+            if !partitioned {
+                self.release_if_done(p.slot);
+            }
             return;
         }
         let in_flight = fl.last_grant_at.is_some_and(|t| fab.now() < t + self.params.epoch);
@@ -512,28 +604,108 @@ impl FastpassTransport {
         }
     }
 
+    /// The partitioned model: whether the arbiter takes RTS `p` (`false` for a straggler: an
+    /// RTS of an earlier flow of its slot, or of a flow it has finished). An RTS of a later flow
+    /// makes the slot's entry that flow's: a source reuses a slot only once its flow is
+    /// complete. The entry keeps its place in the demand list, if it has one.
+    fn arbiter_takes(&mut self, p: &Packet) -> bool {
+        let i = p.slot as usize;
+        if self.arbiter_flows.len() <= i {
+            self.arbiter_flows.resize_with(i + 1, Flow::default);
+        }
+        let e = &mut self.arbiter_flows[i];
+        if e.arbiter_known && p.flow <= e.id {
+            return p.flow == e.id && !e.arbiter_done;
+        }
+        *e = Flow { id: p.flow, src: p.src, dst: p.seq, in_demand: e.in_demand, ..Flow::default() };
+        true
+    }
+
     /// A source receives its schedule: queue the granted slots.
     fn on_schedule(&mut self, p: &Packet, fab: &mut Fabric) {
         let now = fab.now();
         let msg = &self.messages[p.seq as usize];
         let slot_len = self.params.slot().as_ps();
-        // `slot_start = "epoch"`: perfect synchronisation, slots at their absolute times,
-        // unless the schedule came late, in which case the epoch starts on arrival.
-        // `"arrival"`: the epoch starts on arrival (the authors' `receive_schedule_pkt`
-        // clamps its start to the current time).
-        let start = if self.params.slots_at_arrival { now } else { msg.epoch_start.max(now) };
+        let start = self.slots_start(msg.epoch_start, now);
         let q = &mut self.grants[p.dst as usize];
         for &(ts, slot, flow) in &msg.entries {
             let fl = &mut self.flows[slot as usize];
             if fl.id == flow {
                 fl.last_activity = now;
             }
-            let g = Grant { at: SimTime(start.as_ps() + ts as u64 * slot_len), slot, flow };
-            let pos = q.iter().rposition(|x| x.at <= g.at).map_or(0, |i| i + 1);
-            q.insert(pos, g);
+            queue_grant(q, Grant { at: SimTime(start.as_ps() + ts as u64 * slot_len), slot, flow });
         }
         self.free_messages.push(p.seq);
         self.arm(p.dst, fab);
+    }
+
+    /// The partitioned model: a source receives one flow's timeslots of an epoch (the
+    /// packet's own fields, module docs): queue them.
+    fn on_schedule_apart(&mut self, p: &Packet, fab: &mut Fabric) {
+        let now = fab.now();
+        let slot = self.local_slot(p.slot);
+        if let Some(fl) = self.flows.get_mut(slot as usize).filter(|fl| fl.id == p.flow) {
+            fl.last_activity = now;
+        }
+        let epoch_start = SimTime(p.header[EPOCH] as u64 * self.params.epoch.as_ps());
+        let start = self.slots_start(epoch_start, now);
+        let slot_len = self.params.slot().as_ps();
+        let q = &mut self.grants[p.dst as usize];
+        let mut timeslots = p.header[TIMESLOTS];
+        while timeslots != 0 {
+            let ts = p.seq * 32 + timeslots.trailing_zeros();
+            timeslots &= timeslots - 1;
+            let at = SimTime(start.as_ps() + ts as u64 * slot_len);
+            queue_grant(q, Grant { at, slot, flow: p.flow });
+        }
+        self.arm(p.dst, fab);
+    }
+
+    /// When the timeslots of the epoch starting at `epoch_start` begin, for a schedule that
+    /// arrives at `now`. `slot_start = "epoch"`: perfect synchronisation, slots at their
+    /// absolute times, unless the schedule came late, in which case the epoch starts on
+    /// arrival. `"arrival"`: the epoch starts on arrival (the authors' `receive_schedule_pkt`
+    /// clamps its start to the current time).
+    fn slots_start(&self, epoch_start: SimTime, now: SimTime) -> SimTime {
+        if self.params.slots_at_arrival {
+            now
+        } else {
+            epoch_start.max(now)
+        }
+    }
+
+    /// The slot a source's flow in table entry `slot` carries on the wire.
+    fn wire_slot(&self, slot: u32) -> u32 {
+        slot * self.slot_stride + self.slot_offset
+    }
+
+    /// The table entry of this partition's source flow that carries `wire` on the wire.
+    fn local_slot(&self, wire: u32) -> u32 {
+        debug_assert_eq!(wire % self.slot_stride, self.slot_offset, "a slot of another partition");
+        wire / self.slot_stride
+    }
+
+    /// An ACK reaches the source. Returns the completion when it is the flow's last.
+    fn on_ack(&mut self, p: &Packet, fab: &mut Fabric) -> Option<Completion> {
+        let slot = self.local_slot(p.slot);
+        let fl = self.flows.get_mut(slot as usize)?;
+        if fl.id != p.flow || !fl.sending || !fl.acked.insert(p.seq) {
+            return None;
+        }
+        fl.acked_count += 1;
+        while fl.acked_until < fl.n_pkts && fl.is_acked(fl.acked_until) {
+            fl.acked_until += 1;
+        }
+        if fl.acked_count < fl.n_pkts {
+            return None;
+        }
+        fl.sending = false;
+        let done = Completion::of(fl.id, fl.n_pkts, fl.packets_sent, fl.requests - 1);
+        self.request(slot, FINISHED, 0, fab);
+        if self.params.partitioned {
+            self.free.push(slot); // the arbiter keeps its own entry
+        }
+        Some(done)
     }
 
     /// Makes sure host `h` wakes for its earliest granted slot.
@@ -563,6 +735,7 @@ impl FastpassTransport {
 
     fn send_in_slot(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
         let epoch = self.params.epoch;
+        let wire = self.wire_slot(slot);
         let fl = &mut self.flows[slot as usize];
         if fl.id != flow || !fl.sending {
             return; // the flow finished (or its slot was reused) after the grant
@@ -579,7 +752,7 @@ impl FastpassTransport {
             ..Packet::new(
                 PacketKind::DATA,
                 fl.id,
-                slot,
+                wire,
                 fl.src,
                 fl.dst,
                 seq,
@@ -643,6 +816,12 @@ impl FastpassTransport {
     }
 }
 
+/// Queues grant `g` in time order, after the grants at or before its time.
+fn queue_grant(q: &mut VecDeque<Grant>, g: Grant) {
+    let pos = q.iter().rposition(|x| x.at <= g.at).map_or(0, |i| i + 1);
+    q.insert(pos, g);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -656,6 +835,7 @@ mod tests {
             edf: false,
             slots_at_arrival: false,
             watchdog_epochs: 16,
+            partitioned: false,
         };
         let mut t = FastpassTransport::new(params, 64);
         for (i, &(src, dst, n)) in demand.iter().enumerate() {
