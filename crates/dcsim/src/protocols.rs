@@ -62,8 +62,7 @@ macro_rules! for_each_protocol {
             /// Homa: receiver-driven grants, unscheduled first RTTbytes and network priorities
             /// (see `[homa]`).
             Homa = "homa" => homa::HomaProtocol,
-                sections ["homa"], window false, partitioned false
-                    "a message's sender and receiver share one table entry",
+                sections ["homa"], window false, partitioned true,
             /// dcPIM: per-epoch matching rounds, then receiver tokens on the matched channels
             /// (see `[dcpim]`).
             Dcpim = "dcpim" => dcpim::DcpimProtocol,

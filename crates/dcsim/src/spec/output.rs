@@ -41,7 +41,7 @@ pub struct EngineSpec {
     /// run on several threads (`--threads`) with results byte-identical for every thread
     /// count, at the price of a slightly different model (per-switch and per-port random
     /// streams, the partitions' order of simultaneous events, SACK learned from ACKs, separate
-    /// tables at pHost's and Fastpass's ends). Only
+    /// tables at pHost's, Fastpass's and Homa's ends). Only
     /// the protocols whose ends talk through packets alone support it
     /// ([`crate::spec::Protocol::runs_partitioned`]). Default false: the sequential model.
     pub partitioned: bool,

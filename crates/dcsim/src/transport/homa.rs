@@ -37,6 +37,17 @@
 //!   the slowdown divides by). Control packets (grants, RESENDs, ACKs) go at the highest level.
 //! * **Switches.** Strict priority over `priority_levels` queues (8) at every port, NICs
 //!   included.
+//!
+//! The partitioned model (`engine.partitioned`, [`HomaParams::partitioned`]): a message's
+//! sender and receiver may run in different partitions, on different threads
+//! ([`crate::partition`]), so they share no table entry and learn from packets only. The
+//! senders keep their messages in their own table and number their slots in their partition's
+//! residue class (`slot ≡ partition index`, modulo the partition count), so a slot names one
+//! open message in the whole run; the receivers keep theirs, indexed by that slot. A data
+//! packet carries its message's length in packets (first header word), which is all a receiver
+//! needs to learn the message; a receiver's entry is replaced only by a later message of the
+//! same slot (flow ids grow with arrival time). The ACK carries the receiver's RESEND rounds
+//! (first header word), which the sender adds to its own timeouts in the message's record.
 
 use super::{
     nic_free_on_wake, schedule_nic_wake, Completion, HostTransport, Parts, PortPlan, Protocol,
@@ -61,6 +72,10 @@ pub const RESEND: PacketKind = PacketKind::control(1);
 const GRANTED: usize = 0;
 /// Header word of a grant or RESEND: the level for the message's scheduled packets.
 const LEVEL: usize = 1;
+/// Header word of a data packet in the partitioned model: the message's length in packets.
+const LENGTH: usize = 0;
+/// Header word of an ACK in the partitioned model: the receiver's RESEND rounds.
+const RECEIVER_TIMEOUTS: usize = 0;
 
 crate::transport_events! {
     /// Homa's clocks.
@@ -112,6 +127,9 @@ pub struct HomaParams {
     pub cutoffs: Vec<u64>,
     /// The resend timeout.
     pub resend_timeout: SimTime,
+    /// The partitioned model's variant (`engine.partitioned`): separate sender and receiver
+    /// tables (module docs).
+    pub partitioned: bool,
 }
 
 impl HomaParams {
@@ -126,6 +144,7 @@ impl HomaParams {
             overcommit: h.overcommit,
             cutoffs: h.unscheduled_cutoffs.clone(),
             resend_timeout: SimTime((h.resend_timeout_us * 1e6).round() as u64),
+            partitioned: spec.engine.partitioned,
         }
     }
 
@@ -153,6 +172,17 @@ impl HomaParams {
 /// A 40-byte control packet of message `m`.
 fn control(kind: PacketKind, slot: u32, m: &Message, from: u32, to: u32, now: SimTime) -> Packet {
     Packet::new(kind, m.id, slot, from, to, 0, CONTROL_BYTES, now)
+}
+
+/// The receiver's ACK of message `m` (in slot `slot`). In the partitioned model the receiver's
+/// entry is its own and counts only its RESEND rounds, which the ACK carries to the sender
+/// (module docs); in the sequential model the shared entry counts both ends' already.
+fn ack(slot: u32, m: &Message, now: SimTime, partitioned: bool) -> Packet {
+    let mut a = control(PacketKind::ACK, slot, m, m.dst, m.src, now);
+    if partitioned {
+        a.header[RECEIVER_TIMEOUTS] = m.timeouts;
+    }
+    a
 }
 
 /// One message, both ends (the slot is shared, as in the other transports).
@@ -238,6 +268,12 @@ pub struct HomaTransport {
     params: HomaParams,
     messages: Vec<Message>,
     free: Vec<u32>,
+    /// The partitioned model's receivers, indexed by the slot the message's packets carry.
+    receivers: Vec<Message>,
+    /// Slot numbering: table index `i` is slot `i · slot_stride + slot_offset` on the wire
+    /// (the partition count and index in a partitioned run; 1 and 0 otherwise).
+    slot_stride: u32,
+    slot_offset: u32,
     hosts: Vec<Host>,
     counters: Counters,
     /// Scratch: the receiver's ranking.
@@ -283,15 +319,20 @@ impl HostTransport for HomaTransport {
     fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
         let p = *fab.pool.get(id);
         fab.deliver(id);
-        let m = self.messages.get(p.slot as usize)?;
-        if !m.active || m.id != p.flow {
-            return None;
-        }
+        let slot = if self.params.partitioned {
+            self.apart_slot(&p)?
+        } else {
+            let m = self.messages.get(p.slot as usize)?;
+            if !m.active || m.id != p.flow {
+                return None;
+            }
+            p.slot
+        };
         let now = fab.now();
         match p.kind {
-            PacketKind::DATA => self.on_data(p.slot, p.seq, fab),
+            PacketKind::DATA => self.on_data(slot, p.seq, fab),
             GRANT | RESEND => {
-                let m = &mut self.messages[p.slot as usize];
+                let m = &mut self.messages[slot as usize];
                 m.heard = true;
                 m.sender_activity = now;
                 m.scheduled_level = p.header[LEVEL] as u8;
@@ -308,12 +349,14 @@ impl HostTransport for HomaTransport {
                 self.wake_sender(src, now, fab);
             }
             PacketKind::ACK => {
-                let m = &mut self.messages[p.slot as usize];
-                let done = Completion::of(m.id, m.n_pkts, m.packets_sent, m.timeouts);
+                let m = &mut self.messages[slot as usize];
+                // The partitioned model's receiver counts its RESEND rounds apart.
+                let timeouts = m.timeouts + p.header[RECEIVER_TIMEOUTS];
+                let done = Completion::of(m.id, m.n_pkts, m.packets_sent, timeouts);
                 m.active = false;
                 let src = m.src;
-                self.hosts[src as usize].sending.retain(|&s| s != p.slot);
-                self.free.push(p.slot);
+                self.hosts[src as usize].sending.retain(|&s| s != slot);
+                self.free.push(slot);
                 return Some(done);
             }
             _ => {}
@@ -327,6 +370,13 @@ impl HostTransport for HomaTransport {
             HomaEvent::ReceiverTimer(slot, flow) => self.on_receiver_timer(slot, flow, fab),
             HomaEvent::SenderTimer(slot, flow) => self.on_sender_timer(slot, flow, fab),
         }
+    }
+
+    /// Numbers this transport's slots for partition `index` of `count` (module docs).
+    fn set_partition(&mut self, index: u32, count: u32) {
+        debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
+        debug_assert!(self.messages.is_empty(), "set before any message starts");
+        (self.slot_offset, self.slot_stride) = (index, count);
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
@@ -345,10 +395,51 @@ impl HomaTransport {
             params,
             messages: Vec::new(),
             free: Vec::new(),
+            receivers: Vec::new(),
+            slot_stride: 1,
+            slot_offset: 0,
             hosts: vec![Host::default(); n_hosts as usize],
             counters: Counters::default(),
             ranking: Vec::new(),
         }
+    }
+
+    /// The partitioned model: the table entry of packet `p`'s message at this end (`None`: a
+    /// packet to ignore). A data packet goes to the receivers' table at the slot it carries,
+    /// where its message replaces an earlier one; a grant, RESEND or ACK to this partition's
+    /// senders. Out of line and cold, as pHost's.
+    #[cold]
+    #[inline(never)]
+    fn apart_slot(&mut self, p: &Packet) -> Option<u32> {
+        if p.kind != PacketKind::DATA {
+            let slot = p.slot / self.slot_stride;
+            debug_assert_eq!(p.slot % self.slot_stride, self.slot_offset, "another partition's");
+            let m = self.messages.get(slot as usize)?;
+            return (m.active && m.id == p.flow).then_some(slot);
+        }
+        let i = p.slot as usize;
+        if self.receivers.len() <= i {
+            self.receivers.resize_with(i + 1, Message::default);
+        }
+        let r = &mut self.receivers[i];
+        if !r.active || r.id != p.flow {
+            if r.active && p.flow < r.id {
+                return None; // a straggler of an earlier message of this slot
+            }
+            let n = p.header[LENGTH];
+            let mut received = std::mem::take(&mut r.received);
+            received.reset(n);
+            *r = Message {
+                id: p.flow,
+                active: true,
+                src: p.src,
+                dst: p.dst,
+                n_pkts: n,
+                received,
+                ..Message::default()
+            };
+        }
+        Some(p.slot)
     }
 
     fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
@@ -384,11 +475,17 @@ impl HomaTransport {
             if seq < self.params.rtt_pkts { m.unscheduled_level } else { m.scheduled_level };
         m.packets_sent += 1;
         m.sender_activity = now;
+        let wire = slot * self.slot_stride + self.slot_offset;
+        let mut header = [0; 2];
+        if self.params.partitioned {
+            header[LENGTH] = m.n_pkts;
+        }
         let data = Packet {
             class: level,
             priority: u64::from(level),
             retransmit,
-            ..Packet::new(PacketKind::DATA, m.id, slot, m.src, m.dst, seq, size, now)
+            header,
+            ..Packet::new(PacketKind::DATA, m.id, wire, m.src, m.dst, seq, size, now)
         };
         let (flow, pending) = (m.id, m.sender_timer_pending);
         m.sender_timer_pending = true;
@@ -404,13 +501,13 @@ impl HomaTransport {
     /// A data packet reached the receiver: record it, ACK a complete message, and grant.
     fn on_data(&mut self, slot: u32, seq: u32, fab: &mut Fabric) {
         let now = fab.now();
-        let rtt_pkts = self.params.rtt_pkts;
-        let m = &mut self.messages[slot as usize];
+        let (rtt_pkts, partitioned) = (self.params.rtt_pkts, self.params.partitioned);
+        let table = if partitioned { &mut self.receivers } else { &mut self.messages };
+        let m = &mut table[slot as usize];
         let dst = m.dst;
         if m.received_count == m.n_pkts {
             // Its ACK was lost and the sender timed out: acknowledge again.
-            let ack = control(PacketKind::ACK, slot, m, m.dst, m.src, now);
-            fab.inject(dst, ack);
+            fab.inject(dst, ack(slot, m, now, partitioned));
             return;
         }
         if !m.known {
@@ -423,9 +520,8 @@ impl HomaTransport {
             m.last_arrival = now; // a duplicate does not put off a RESEND
         }
         if m.received_count == m.n_pkts {
-            let ack = control(PacketKind::ACK, slot, m, m.dst, m.src, now);
             self.hosts[dst as usize].receiving.retain(|&s| s != slot);
-            fab.inject(dst, ack);
+            fab.inject(dst, ack(slot, m, now, partitioned));
         } else if !m.receiver_timer_pending {
             m.receiver_timer_pending = true;
             let at = now + self.params.resend_timeout;
@@ -442,8 +538,9 @@ impl HomaTransport {
         let p = &self.params;
         let mut ranking = std::mem::take(&mut self.ranking);
         ranking.clear();
+        let table = if p.partitioned { &mut self.receivers } else { &mut self.messages };
         for &slot in &self.hosts[host as usize].receiving {
-            let m = &self.messages[slot as usize];
+            let m = &table[slot as usize];
             if m.receiver_granted < m.n_pkts {
                 ranking.push((m.n_pkts - m.received_count, m.id, slot));
             }
@@ -455,7 +552,7 @@ impl HomaTransport {
         ranking[..chosen].sort_unstable();
         for (rank, &(_, _, slot)) in ranking[..chosen].iter().enumerate() {
             let level = p.scheduled_level(rank as u32, chosen as u32);
-            let m = &mut self.messages[slot as usize];
+            let m = &mut table[slot as usize];
             let target = (m.received_count + p.rtt_pkts).min(m.n_pkts);
             if target <= m.receiver_granted && level == m.granted_level {
                 continue;
@@ -482,7 +579,8 @@ impl HomaTransport {
     fn on_receiver_timer(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
         let now = fab.now();
         let timeout = self.params.resend_timeout;
-        let m = &mut self.messages[slot as usize];
+        let table = if self.params.partitioned { &mut self.receivers } else { &mut self.messages };
+        let m = &mut table[slot as usize];
         if !m.active || m.id != flow {
             return;
         }
@@ -567,6 +665,7 @@ mod tests {
             overcommit: scheduled as u32,
             cutoffs,
             resend_timeout: SimTime::from_ns(1_000_000),
+            partitioned: false,
         }
     }
 
