@@ -45,7 +45,7 @@
 //! orders flows by packets left to schedule; `policy = "edf"` needs the flow's deadline, which
 //! an RTS does not carry, and is refused partitioned.
 
-use super::{Completion, HostTransport, Parts, PortPlan, Protocol, TransportEvent};
+use super::{Completion, HostTransport, Parts, PortPlan, Protocol, SlotNumbering, TransportEvent};
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
 use crate::spec::{FastpassPolicy, FastpassSlotStart, Spec};
@@ -243,10 +243,8 @@ pub struct FastpassTransport {
     /// Schedules in flight (indexed by the schedule packet's `seq`), reused.
     messages: Vec<ScheduleMsg>,
     free_messages: Vec<u32>,
-    /// Slot numbering: table index `i` is slot `i · slot_stride + slot_offset` on the wire
-    /// (the partition count and index in a partitioned run; 1 and 0 otherwise).
-    slot_stride: u32,
-    slot_offset: u32,
+    /// How table entries are numbered on the wire (the partitioned model's residue classes).
+    numbering: SlotNumbering,
     // arbiter
     /// The partitioned model's arbiter table, indexed by the slot the RTS carries (in the
     /// sequential model the arbiter shares `flows`).
@@ -359,7 +357,7 @@ impl HostTransport for FastpassTransport {
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
         debug_assert!(self.flows.is_empty(), "set before any flow starts");
-        (self.slot_offset, self.slot_stride) = (index, count);
+        self.numbering = SlotNumbering::of_partition(index, count);
     }
 
     fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
@@ -391,8 +389,7 @@ impl FastpassTransport {
             wake_at: vec![None; n],
             messages: Vec::new(),
             free_messages: Vec::new(),
-            slot_stride: 1,
-            slot_offset: 0,
+            numbering: SlotNumbering::default(),
             arbiter_flows: Vec::new(),
             demand: Vec::new(),
             epoch_pending: false,
@@ -407,7 +404,7 @@ impl FastpassTransport {
     /// The source asks the arbiter for `count` packets (or, with [`FINISHED`], says it is
     /// done); `origin` is 0 or [`BY_WATCHDOG`].
     fn request(&mut self, slot: u32, count: u32, origin: u32, fab: &mut Fabric) {
-        let wire = self.wire_slot(slot);
+        let wire = self.numbering.wire(slot);
         let fl = &mut self.flows[slot as usize];
         fl.requests += 1;
         let mut header = [0; 2];
@@ -643,7 +640,7 @@ impl FastpassTransport {
     /// packet's own fields, module docs): queue them.
     fn on_schedule_apart(&mut self, p: &Packet, fab: &mut Fabric) {
         let now = fab.now();
-        let slot = self.local_slot(p.slot);
+        let Some(slot) = self.numbering.entry(p.slot) else { return };
         if let Some(fl) = self.flows.get_mut(slot as usize).filter(|fl| fl.id == p.flow) {
             fl.last_activity = now;
         }
@@ -674,20 +671,9 @@ impl FastpassTransport {
         }
     }
 
-    /// The slot a source's flow in table entry `slot` carries on the wire.
-    fn wire_slot(&self, slot: u32) -> u32 {
-        slot * self.slot_stride + self.slot_offset
-    }
-
-    /// The table entry of this partition's source flow that carries `wire` on the wire.
-    fn local_slot(&self, wire: u32) -> u32 {
-        debug_assert_eq!(wire % self.slot_stride, self.slot_offset, "a slot of another partition");
-        wire / self.slot_stride
-    }
-
     /// An ACK reaches the source. Returns the completion when it is the flow's last.
     fn on_ack(&mut self, p: &Packet, fab: &mut Fabric) -> Option<Completion> {
-        let slot = self.local_slot(p.slot);
+        let slot = self.numbering.entry(p.slot)?;
         let fl = self.flows.get_mut(slot as usize)?;
         if fl.id != p.flow || !fl.sending || !fl.acked.insert(p.seq) {
             return None;
@@ -735,7 +721,7 @@ impl FastpassTransport {
 
     fn send_in_slot(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
         let epoch = self.params.epoch;
-        let wire = self.wire_slot(slot);
+        let wire = self.numbering.wire(slot);
         let fl = &mut self.flows[slot as usize];
         if fl.id != flow || !fl.sending {
             return; // the flow finished (or its slot was reused) after the grant

@@ -50,8 +50,8 @@
 //! (first header word), which the sender adds to its own timeouts in the message's record.
 
 use super::{
-    nic_free_on_wake, schedule_nic_wake, Completion, HostTransport, Parts, PortPlan, Protocol,
-    QueuePlan, TransportEvent,
+    nic_free_on_wake, receiving_entry, schedule_nic_wake, Completion,
+    HostTransport, Parts, PortPlan, Protocol, QueuePlan, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
@@ -224,6 +224,9 @@ struct Message {
     receiver_timer_pending: bool,
 }
 
+// A receiver's entry in the partitioned model: learned from a data packet.
+impl_receiving_entry!(Message);
+
 impl Message {
     /// Payload bytes left to send, the sender's key (module docs, Senders): the packets never
     /// sent and those asked for again. Bytes, not packets: two messages with as many packets
@@ -270,10 +273,8 @@ pub struct HomaTransport {
     free: Vec<u32>,
     /// The partitioned model's receivers, indexed by the slot the message's packets carry.
     receivers: Vec<Message>,
-    /// Slot numbering: table index `i` is slot `i · slot_stride + slot_offset` on the wire
-    /// (the partition count and index in a partitioned run; 1 and 0 otherwise).
-    slot_stride: u32,
-    slot_offset: u32,
+    /// How table entries are numbered on the wire (the partitioned model's residue classes).
+    numbering: SlotNumbering,
     hosts: Vec<Host>,
     counters: Counters,
     /// Scratch: the receiver's ranking.
@@ -376,7 +377,7 @@ impl HostTransport for HomaTransport {
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
         debug_assert!(self.messages.is_empty(), "set before any message starts");
-        (self.slot_offset, self.slot_stride) = (index, count);
+        self.numbering = SlotNumbering::of_partition(index, count);
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
@@ -396,8 +397,7 @@ impl HomaTransport {
             messages: Vec::new(),
             free: Vec::new(),
             receivers: Vec::new(),
-            slot_stride: 1,
-            slot_offset: 0,
+            numbering: SlotNumbering::default(),
             hosts: vec![Host::default(); n_hosts as usize],
             counters: Counters::default(),
             ranking: Vec::new(),
@@ -411,35 +411,12 @@ impl HomaTransport {
     #[cold]
     #[inline(never)]
     fn apart_slot(&mut self, p: &Packet) -> Option<u32> {
-        if p.kind != PacketKind::DATA {
-            let slot = p.slot / self.slot_stride;
-            debug_assert_eq!(p.slot % self.slot_stride, self.slot_offset, "another partition's");
-            let m = self.messages.get(slot as usize)?;
-            return (m.active && m.id == p.flow).then_some(slot);
+        if p.kind == PacketKind::DATA {
+            return receiving_entry(&mut self.receivers, p, p.header[LENGTH]);
         }
-        let i = p.slot as usize;
-        if self.receivers.len() <= i {
-            self.receivers.resize_with(i + 1, Message::default);
-        }
-        let r = &mut self.receivers[i];
-        if !r.active || r.id != p.flow {
-            if r.active && p.flow < r.id {
-                return None; // a straggler of an earlier message of this slot
-            }
-            let n = p.header[LENGTH];
-            let mut received = std::mem::take(&mut r.received);
-            received.reset(n);
-            *r = Message {
-                id: p.flow,
-                active: true,
-                src: p.src,
-                dst: p.dst,
-                n_pkts: n,
-                received,
-                ..Message::default()
-            };
-        }
-        Some(p.slot)
+        let slot = self.numbering.entry(p.slot)?;
+        let m = self.messages.get(slot as usize)?;
+        (m.active && m.id == p.flow).then_some(slot)
     }
 
     fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
@@ -475,7 +452,7 @@ impl HomaTransport {
             if seq < self.params.rtt_pkts { m.unscheduled_level } else { m.scheduled_level };
         m.packets_sent += 1;
         m.sender_activity = now;
-        let wire = slot * self.slot_stride + self.slot_offset;
+        let wire = self.numbering.wire(slot);
         let mut header = [0; 2];
         if self.params.partitioned {
             header[LENGTH] = m.n_pkts;

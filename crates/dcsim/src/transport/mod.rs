@@ -20,7 +20,7 @@ pub mod arbitration;
 pub mod window;
 
 use crate::fabric::{Event, Fabric};
-use crate::packet::PacketId;
+use crate::packet::{Packet, PacketId, SeqSet};
 use crate::queue::EcnMarking;
 use crate::spec::{Protocol as ProtocolChoice, Spec};
 use crate::workload::FlowArrival;
@@ -77,6 +77,103 @@ pub(crate) fn nic_free_on_wake(
         return false;
     }
     true
+}
+
+/// How the partitioned model's sources number their flows' table entries on the wire (pHost,
+/// Homa, Fastpass; docs/parallel.md): partition `offset` of `stride` numbers entry `i` as
+/// `i · stride + offset`, its own residue class, so a slot on the wire names one open flow in
+/// the whole run and the receiving end can index its own table by it. The default (and the
+/// sequential model's) is the identity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SlotNumbering {
+    stride: u32,
+    offset: u32,
+}
+
+impl Default for SlotNumbering {
+    fn default() -> Self {
+        SlotNumbering { stride: 1, offset: 0 }
+    }
+}
+
+impl SlotNumbering {
+    /// The numbering of partition `index` of `count`.
+    pub(crate) fn of_partition(index: u32, count: u32) -> Self {
+        SlotNumbering { stride: count, offset: index }
+    }
+
+    /// The slot on the wire of table entry `entry`.
+    #[inline]
+    pub(crate) fn wire(self, entry: u32) -> u32 {
+        entry * self.stride + self.offset
+    }
+
+    /// The table entry that slot `wire` names, if this numbering gave it.
+    #[inline]
+    pub(crate) fn entry(self, wire: u32) -> Option<u32> {
+        (wire % self.stride == self.offset).then_some(wire / self.stride)
+    }
+}
+
+/// A receiving end's table entry in the partitioned model (pHost's destinations, Homa's
+/// receivers), which learns its flow from the flow's packets.
+pub(crate) trait ReceivingEntry: Default {
+    /// The flow the entry holds while it is in use.
+    fn holds(&self) -> Option<u32>;
+    /// Takes the entry's set of received packets, to be reused.
+    fn take_received(&mut self) -> SeqSet;
+    /// The entry of packet `p`'s flow of `n_pkts` packets, with `received` (empty, sized).
+    fn receiving(p: &Packet, n_pkts: u32, received: SeqSet) -> Self;
+}
+
+/// Implements [`ReceivingEntry`] for a table entry type with the fields `id`, `active`, `src`,
+/// `dst`, `n_pkts` and `received` (a [`SeqSet`]): it holds its flow while active, and a new
+/// flow's entry takes those from the packet and is otherwise the default.
+macro_rules! impl_receiving_entry {
+    ($entry:ident) => {
+        impl $crate::transport::ReceivingEntry for $entry {
+            fn holds(&self) -> Option<u32> {
+                self.active.then_some(self.id)
+            }
+            fn take_received(&mut self) -> $crate::packet::SeqSet {
+                std::mem::take(&mut self.received)
+            }
+            fn receiving(
+                p: &$crate::packet::Packet,
+                n_pkts: u32,
+                received: $crate::packet::SeqSet,
+            ) -> Self {
+                let (id, src, dst) = (p.flow, p.src, p.dst);
+                $entry { id, active: true, src, dst, n_pkts, received, ..$entry::default() }
+            }
+        }
+    };
+}
+
+/// The partitioned model's receiving end: the entry of `table` at the slot packet `p` carries
+/// (grown as needed), made `p`'s flow's (of `n_pkts` packets) if it held an earlier flow of the
+/// slot or none: flow ids grow with arrival time, and a source reuses a slot only once its flow
+/// is complete. Returns the slot, or `None` for a straggler of an earlier flow.
+pub(crate) fn receiving_entry<T: ReceivingEntry>(
+    table: &mut Vec<T>,
+    p: &Packet,
+    n_pkts: u32,
+) -> Option<u32> {
+    let i = p.slot as usize;
+    if table.len() <= i {
+        table.resize_with(i + 1, T::default);
+    }
+    let entry = &mut table[i];
+    match entry.holds() {
+        Some(id) if id == p.flow => {}
+        Some(id) if p.flow < id => return None,
+        _ => {
+            let mut received = entry.take_received();
+            received.reset(n_pkts);
+            *entry = T::receiving(p, n_pkts, received);
+        }
+    }
+    Some(p.slot)
 }
 
 /// The end hosts' side of a protocol: flows start, packets arrive, the transport's own events

@@ -40,8 +40,8 @@
 //! do not carry; the spec refuses them).
 
 use super::{
-    nic_free_on_wake, schedule_nic_wake, Completion, HostTransport, Parts, PortPlan, Protocol,
-    TransportEvent,
+    nic_free_on_wake, receiving_entry, schedule_nic_wake, Completion,
+    HostTransport, Parts, PortPlan, Protocol, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
@@ -242,6 +242,9 @@ impl Flow {
     }
 }
 
+// A destination's entry in the partitioned model: learned from the RTS or a data packet.
+impl_receiving_entry!(Flow);
+
 /// Per-host state: the flows it sends and receives, and its two clocks.
 #[derive(Debug, Default, Clone)]
 struct Host {
@@ -264,10 +267,8 @@ pub struct PhostTransport {
     free: Vec<u32>,
     /// The partitioned model's destinations, indexed by the slot the flow's packets carry.
     receivers: Vec<Flow>,
-    /// Slot numbering: table index `i` is slot `i · slot_stride + slot_offset` on the wire
-    /// (the partition count and index in a partitioned run; 1 and 0 otherwise).
-    slot_stride: u32,
-    slot_offset: u32,
+    /// How table entries are numbered on the wire (the partitioned model's residue classes).
+    numbering: SlotNumbering,
     hosts: Vec<Host>,
     stats: PhostStats,
 }
@@ -320,7 +321,7 @@ impl HostTransport for PhostTransport {
         };
         let mut header = [0; 2];
         (header[TOKEN_SEQ], header[REMAINING]) = (free, n);
-        let wire = self.wire_slot(slot);
+        let wire = self.numbering.wire(slot);
         let rts =
             Packet { header, ..control(RTS, wire, &self.flows[slot as usize], f.src, f.dst, now) };
         fab.inject(f.src, rts);
@@ -396,7 +397,7 @@ impl HostTransport for PhostTransport {
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
         debug_assert!(self.flows.is_empty(), "set before any flow starts");
-        (self.slot_offset, self.slot_stride) = (index, count);
+        self.numbering = SlotNumbering::of_partition(index, count);
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
@@ -418,17 +419,12 @@ impl PhostTransport {
             flows: Vec::new(),
             free: Vec::new(),
             receivers: Vec::new(),
-            slot_stride: 1,
-            slot_offset: 0,
+            numbering: SlotNumbering::default(),
             hosts: vec![Host::default(); n_hosts as usize],
             stats: PhostStats::default(),
         }
     }
 
-    /// The slot a source's flow in table entry `slot` carries on the wire.
-    fn wire_slot(&self, slot: u32) -> u32 {
-        slot * self.slot_stride + self.slot_offset
-    }
 
     /// The destinations' flows: the shared table, or the partitioned model's own.
     fn destinations(&mut self) -> &mut Vec<Flow> {
@@ -447,34 +443,9 @@ impl PhostTransport {
     #[inline(never)]
     fn apart_slot(&mut self, p: &Packet) -> Option<u32> {
         if matches!(p.kind, RTS | PacketKind::DATA) {
-            let i = p.slot as usize;
-            if self.receivers.len() <= i {
-                self.receivers.resize_with(i + 1, Flow::default);
-            }
-            let r = &mut self.receivers[i];
-            if !r.active || r.id != p.flow {
-                if r.active && p.flow < r.id {
-                    return None; // a straggler of an earlier flow of this slot
-                }
-                let n = p.header[REMAINING];
-                let mut received = std::mem::take(&mut r.received);
-                received.reset(n);
-                *r = Flow {
-                    id: p.flow,
-                    active: true,
-                    src: p.src,
-                    dst: p.dst,
-                    n_pkts: n,
-                    received,
-                    ..Flow::default()
-                };
-            }
-            return Some(p.slot);
+            return receiving_entry(&mut self.receivers, p, p.header[REMAINING]);
         }
-        if p.slot % self.slot_stride != self.slot_offset {
-            return None;
-        }
-        let slot = p.slot / self.slot_stride;
+        let slot = self.numbering.entry(p.slot)?;
         let fl = self.flows.get(slot as usize)?;
         (fl.active && fl.id == p.flow).then_some(slot)
     }
@@ -529,7 +500,7 @@ impl PhostTransport {
             }
         }
         let Some((_, _, slot)) = best else { return };
-        let wire = self.wire_slot(slot);
+        let wire = self.numbering.wire(slot);
         let p = &self.params;
         let fl = &mut self.flows[slot as usize];
         let i = (0..fl.tokens.len())
