@@ -247,6 +247,31 @@ def test_pias_testbed_changed_only_its_rto():
         assert hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()[:16] == digest, (name, scale)
 
 
+def test_phost_fig10_changed_only_its_smallest_buffer_cap():
+    """Issue 17: pHost Fig. 10 caps pFabric's window at 4 packets at 6.2 KB (the best of the
+    settings tried there, its README) in place of the authors' scripts' rule (6); with the cap
+    set back, every run is exactly one the sweep planned before (its recorded first-seed
+    digests), and only pFabric's 6.2 KB runs had the cap changed."""
+    from dcsim import reproduce as rep
+    from dcsim.sweep import plan
+
+    before = {"quick": "e575e289545449a3", "paper": "30e8a6cefac745b8"}
+    for scale, digest in before.items():
+        p = plan(rep.sweep_path("phost-fig10"), scale=scale, warn=False)
+        digests, changed = [], 0
+        for r in p.runs:
+            if r.params["seed"] != p.seeds[0]:
+                continue
+            identity = r.spec.identity()
+            if identity["topology"]["buffer_bytes"] == 6200:
+                assert identity["pfabric"]["max_window_pkts"] == 4, scale
+                identity["pfabric"]["max_window_pkts"] = 6
+                changed += identity["transport"]["protocol"] == "pfabric"
+            digests.append(_run_digest(identity))
+        assert hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()[:16] == digest, scale
+        assert changed == 1, scale
+
+
 def test_every_reproduction_runs_three_seeds_at_quick_scale():
     """Issue 17 item 1: every reproduction that simulates runs each point with at least 3 seeds
     at quick scale, except PIAS Figs. 3 and 10, whose fixed traces on one switch involve no
