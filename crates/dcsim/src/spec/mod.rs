@@ -181,31 +181,28 @@ impl Spec {
                 ),
             ));
         }
-        if engine.partitioned
-            && transport.protocol == Protocol::Phost
-            && phost.policy != PhostPolicy::Srpt
-        {
-            // A destination in another partition learns a flow only from its packets, which
-            // carry its size but not its deadline or tenant (transport/phost.rs).
+        // A partitioned run's far end learns a flow only from its packets, which carry its
+        // size but not its deadline or tenant (transport/phost.rs, transport/fastpass.rs).
+        let srpt_only = match transport.protocol {
+            Protocol::Phost if phost.policy != PhostPolicy::Srpt => Some((
+                "phost",
+                "pHost",
+                phost.policy.name(),
+                "a destination learns a flow from its packets, which carry its size, not its deadline or tenant",
+            )),
+            Protocol::Fastpass if fastpass.policy != FastpassPolicy::Srpt => Some((
+                "fastpass",
+                "Fastpass",
+                fastpass.policy.name(),
+                "the arbiter learns a flow from its RTS, which carries its size, not its deadline",
+            )),
+            _ => None,
+        };
+        if let Some((section, protocol, policy, why)) = srpt_only.filter(|_| engine.partitioned) {
             return Err(SpecError::new(
-                "phost.policy",
+                format!("{section}.policy"),
                 format!(
-                    "\"{}\" with engine.partitioned = true: the partitioned model runs pHost with policy = \"srpt\" only (a destination learns a flow from its packets, which carry its size, not its deadline or tenant). Set phost.policy = \"srpt\" or engine.partitioned = false",
-                    crate::choice::Choice::name(phost.policy)
-                ),
-            ));
-        }
-        if engine.partitioned
-            && transport.protocol == Protocol::Fastpass
-            && fastpass.policy != FastpassPolicy::Srpt
-        {
-            // The arbiter in its partition learns a flow from its RTS, which carries its size
-            // and destination but not its deadline (transport/fastpass.rs).
-            return Err(SpecError::new(
-                "fastpass.policy",
-                format!(
-                    "\"{}\" with engine.partitioned = true: the partitioned model runs Fastpass with policy = \"srpt\" only (the arbiter learns a flow from its RTS, which carries its size, not its deadline). Set fastpass.policy = \"srpt\" or engine.partitioned = false",
-                    crate::choice::Choice::name(fastpass.policy)
+                    "\"{policy}\" with engine.partitioned = true: the partitioned model runs {protocol} with policy = \"srpt\" only ({why}). Set {section}.policy = \"srpt\" or engine.partitioned = false"
                 ),
             ));
         }
