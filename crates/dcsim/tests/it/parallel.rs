@@ -319,40 +319,41 @@ fn partitioned_homa_does_the_same_work_as_the_sequential_model() {
     close("timeouts", timeouts(&seq), timeouts(&par), 0.15);
 }
 
-/// Issue 16 (opt-in): the partitioned Fastpass's schedules carried in packets grant exactly the
-/// timeslots the sequential model's shared schedule does. On a star (one partition, so only
-/// the Fastpass variant differs: no window, no crossing) at a load so low that flows never
-/// overlap, with 40 timeslots per epoch so every epoch's schedule spans two packets (32 + 8
-/// timeslots), every flow finishes at exactly the same picosecond in both models.
-#[test]
-fn partitioned_fastpass_grants_the_sequential_timeslots() {
-    let star = "seed = 5\n[topology]\nkind = \"star\"\nhosts = 6\n\
-                [workload]\nflows = 12\nload = 0.01\nflow_sizes = \"websearch\"\n\
-                [transport]\nprotocol = \"fastpass\"\n[fastpass]\nepoch_slots = 40\n";
-    let seq = run(star, &[], 1);
-    let par = run(star, &["engine.partitioned=true"], 1);
+/// One partition (a star of 6 hosts) at a load so low that flows never overlap, with
+/// `protocol`'s settings `extra`: the sequential run and the partitioned one (where only the
+/// protocol's partitioned variant differs: no window, no crossing), after checking that both
+/// finish all 12 flows and that some flow is longer than `longer_than` bytes.
+fn lone_flows_both_ways(protocol: &str, extra: &str, longer_than: u64) -> (RunOutput, RunOutput) {
+    let star = format!(
+        "seed = 5\n[topology]\nkind = \"star\"\nhosts = 6\n\
+         [workload]\nflows = 12\nload = 0.01\nflow_sizes = \"websearch\"\n\
+         [transport]\nprotocol = \"{protocol}\"\n{extra}"
+    );
+    let seq = run(&star, &[], 1);
+    let par = run(&star, &["engine.partitioned=true"], 1);
     assert_eq!(par.summary.counters.partitions, 1);
     assert_eq!((seq.summary.flows_completed, par.summary.flows_completed), (12, 12));
-    let sizes = &seq.records.size_bytes;
-    assert!(sizes.iter().any(|&s| s > 40 * 1460), "a flow must need more than one epoch");
+    assert!(seq.records.size_bytes.iter().any(|&s| s > longer_than), "no flow long enough");
+    (seq, par)
+}
+
+/// Issue 16 (opt-in): the partitioned Fastpass's schedules carried in packets grant exactly the
+/// timeslots the sequential model's shared schedule does: with flows that never overlap and 40
+/// timeslots per epoch, so every epoch's schedule spans two packets (32 + 8 timeslots), and a
+/// flow needing more than one epoch, every flow finishes at the same picosecond in both models.
+#[test]
+fn partitioned_fastpass_grants_the_sequential_timeslots() {
+    let (seq, par) = lone_flows_both_ways("fastpass", "[fastpass]\nepoch_slots = 40\n", 40 * 1460);
     assert_eq!(seq.records.finish_ps, par.records.finish_ps);
 }
 
 /// Issue 16 (opt-in): partitioned Homa's receivers, which learn a message from its data
-/// packets, grant as the sequential model's shared entry does. On a star (one partition) at a
-/// load so low that messages never overlap, every message finishes at exactly the same
-/// picosecond in both models, with the same packets sent.
+/// packets, grant as the sequential model's shared entry does: with messages that never
+/// overlap, one of them longer than two RTTbytes (7 packets by default, so grants are needed),
+/// every message finishes at the same picosecond in both models, with the same packets sent.
 #[test]
 fn partitioned_homa_grants_as_the_sequential_model() {
-    let star = "seed = 5\n[topology]\nkind = \"star\"\nhosts = 6\n\
-                [workload]\nflows = 12\nload = 0.01\nflow_sizes = \"websearch\"\n\
-                [transport]\nprotocol = \"homa\"\n";
-    let seq = run(star, &[], 1);
-    let par = run(star, &["engine.partitioned=true"], 1);
-    assert_eq!(par.summary.counters.partitions, 1);
-    assert_eq!((seq.summary.flows_completed, par.summary.flows_completed), (12, 12));
-    let rtt_pkts = 7; // Homa's default RTTbytes, in packets
-    assert!(seq.records.size_bytes.iter().any(|&s| s > 2 * rtt_pkts * 1460), "grants needed");
+    let (seq, par) = lone_flows_both_ways("homa", "", 2 * 7 * 1460);
     assert_eq!(seq.records.finish_ps, par.records.finish_ps);
     assert_eq!(seq.records.packets_sent, par.records.packets_sent);
 }
