@@ -59,13 +59,14 @@ def test_the_sequential_model_ignores_threads_and_says_so(tmp_path):
 
 
 def test_partitioned_is_refused_for_a_protocol_that_shares_state(tmp_path):
-    """Issue 16 (opt-in): `engine.partitioned = true` with dcPIM is an error naming the
+    """Issue 16 (opt-in): `engine.partitioned = true` with PASE is an error naming the
     field, the value, the protocol and the protocols that support it."""
-    p = dcsim_cli("run", write(tmp_path, PARTITIONED), "--out", tmp_path / "r", "--set", "transport.protocol=dcpim")
+    p = dcsim_cli("run", write(tmp_path, PARTITIONED), "--out", tmp_path / "r", "--set", "transport.protocol=pase")
     assert p.returncode != 0
     assert "engine.partitioned" in p.stderr
-    assert 'true, but transport.protocol = "dcpim" cannot run partitioned' in p.stderr
-    assert "the protocols that can: dctcp, tcp, pfabric, phost, fastpass, pias, las, l2dct, d2tcp, homa" in p.stderr
+    assert 'true, but transport.protocol = "pase" cannot run partitioned' in p.stderr
+    can = "dctcp, tcp, pfabric, phost, fastpass, pias, las, l2dct, d2tcp, homa, dcpim"
+    assert f"the protocols that can: {can}" in p.stderr
 
 
 def test_partitioned_is_in_the_run_identity_only_when_set():

@@ -66,8 +66,7 @@ macro_rules! for_each_protocol {
             /// dcPIM: per-epoch matching rounds, then receiver tokens on the matched channels
             /// (see `[dcpim]`).
             Dcpim = "dcpim" => dcpim::DcpimProtocol,
-                sections ["dcpim"], window false, partitioned false
-                    "a flow's sender and receiver share one table entry",
+                sections ["dcpim"], window false, partitioned true,
         }
     };
 }

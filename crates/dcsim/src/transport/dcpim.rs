@@ -51,13 +51,24 @@
 //!   short flow enters that wait when its RTS (or first packet) arrives. When every packet has
 //!   arrived the receiver sends one ACK; the flow completes when it reaches the sender.
 //!
-//! The round length, the BDP and the data phase derive from the fabric at the first flow (the
-//! artifact's formulas: cRTT from a 40-byte packet, BDP from an MTU packet, store-and-forward
-//! over the longest path from host 0), unless `[dcpim]` fixes them.
+//! The round length, the BDP and the data phase derive from the fabric at the first flow or
+//! packet (the artifact's formulas: cRTT from a 40-byte packet, BDP from an MTU packet,
+//! store-and-forward over the longest path from host 0), unless `[dcpim]` fixes them.
+//!
+//! The partitioned model (`engine.partitioned`; docs/parallel.md): a flow's sender and
+//! receiver may run in different partitions, on different threads, so they share no table
+//! entry and learn from packets only. Every other piece of state is already a host's own (its
+//! matching, links, tokens and random stream) and the epochs run on one global grid, so nothing
+//! else changes. The senders keep their flows in their own table and number its slots in their
+//! partition's residue class (as pHost's), so a slot names one open flow in the whole run; the
+//! receivers keep theirs, indexed by that slot, and learn a flow from its RTS or any data
+//! packet, both of which carry its length in packets (a data packet in its second header
+//! word); an entry is replaced only by a later flow of the same slot. The ACK carries the
+//! receiver's re-issue count (first header word), which the sender adds to the flow's record.
 
 use super::{
-    nic_free_on_wake, schedule_nic_wake, Completion, HostTransport, Parts, PortPlan, Protocol,
-    TransportEvent,
+    nic_free_on_wake, receiving_entry, schedule_nic_wake, Completion, HostTransport, Parts,
+    PortPlan, Protocol, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
@@ -82,6 +93,12 @@ pub const RELEASE: PacketKind = PacketKind::control(4);
 /// Receiver → sender: send packet `seq`. Header: token number, packets still missing;
 /// `timestamp`: when the token expires.
 pub const TOKEN: PacketKind = PacketKind::control(5);
+
+/// Header word of a data packet in the partitioned model: the flow's length in packets (the
+/// first word is the token's number).
+const LENGTH: usize = 1;
+/// Header word of an ACK in the partitioned model: the receiver's token re-issues.
+const RECEIVER_REISSUES: usize = 0;
 
 /// Highest data priority (the artifact caps its size classes at 6).
 const MAX_DATA_PRIORITY: u64 = 6;
@@ -110,7 +127,9 @@ impl Protocol for DcpimProtocol {
     /// dcPIM's hosts over pFabric-style priority ports (the artifact's `queue_type: 2`).
     fn assemble(spec: &Spec) -> Parts<Self::Host> {
         let ports = PortPlan::priority_drop(spec);
-        Parts::packets(DcpimTransport::new(&spec.dcpim, spec.topology.n_hosts(), spec.seed), ports)
+        let mut host = DcpimTransport::new(&spec.dcpim, spec.topology.n_hosts(), spec.seed);
+        host.partitioned = spec.engine.partitioned;
+        Parts::packets(host, ports)
     }
 }
 
@@ -221,7 +240,7 @@ struct MatchParams {
     hold: bool,
 }
 
-/// One flow, both ends (one slot, as in pHost).
+/// One flow, both ends (one slot, as in pHost); in the partitioned model, one end's.
 #[derive(Debug, Default)]
 struct Flow {
     id: u32,
@@ -248,6 +267,9 @@ struct Flow {
     next_request: u32,
     reissues: u32,
 }
+
+// A receiver's entry in the partitioned model: learned from an RTS or a data packet.
+impl_receiving_entry!(Flow);
 
 impl Flow {
     fn missing(&self) -> u32 {
@@ -363,8 +385,16 @@ pub struct DcpimTransport {
     spec: DcpimSpec,
     params: MatchParams,
     timing: Option<Timing>,
+    /// The flows' table: both ends' in the sequential model, the senders' in the partitioned.
     flows: Vec<Flow>,
     free: Vec<u32>,
+    /// The partitioned model's variant (`engine.partitioned`, module docs): separate sender and
+    /// receiver tables.
+    partitioned: bool,
+    /// The partitioned model's receivers, indexed by the slot the flow's packets carry.
+    receivers: Vec<Flow>,
+    /// How table entries are numbered on the wire (the partitioned model's residue classes).
+    numbering: SlotNumbering,
     hosts: Vec<Host>,
     token_order: u64,
     stats: DcpimStats,
@@ -372,9 +402,7 @@ pub struct DcpimTransport {
 
 impl HostTransport for DcpimTransport {
     fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
-        if self.timing.is_none() {
-            self.timing = Some(Timing::of_fabric(&self.spec, &fab.net));
-        }
+        self.set_timing(fab);
         let n = Bytes(f.size_bytes).packets();
         let slot = self.free.pop().unwrap_or_else(|| {
             self.flows.push(Flow::default());
@@ -397,7 +425,7 @@ impl HostTransport for DcpimTransport {
         let now = fab.now();
         let rts = Packet {
             header: [n, 0],
-            ..Packet::new(RTS, f.id, slot, f.src, f.dst, 0, CONTROL_BYTES, now)
+            ..Packet::new(RTS, f.id, self.numbering.wire(slot), f.src, f.dst, 0, CONTROL_BYTES, now)
         };
         fab.inject(f.src, rts);
         if n <= self.timing().unscheduled_pkts {
@@ -421,10 +449,18 @@ impl HostTransport for DcpimTransport {
     fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
         let p = *fab.pool.get(id);
         fab.deliver(id);
-        let fl = self.flows.get(p.slot as usize)?;
-        if !fl.active || fl.id != p.flow {
-            return None; // a straggler of a finished flow
-        }
+        // The slot of this end's entry: the receiving end indexes its table by the slot on the
+        // wire (the same in the sequential model), the sending end by its own entry.
+        let slot = if self.partitioned {
+            self.set_timing(fab); // a partition may hear of a flow before it starts one
+            self.apart_slot(&p)?
+        } else {
+            let fl = self.flows.get(p.slot as usize)?;
+            if !fl.active || fl.id != p.flow {
+                return None; // a straggler of a finished flow
+            }
+            p.slot
+        };
         match p.kind {
             RTS => self.know(p.slot, fab),
             PacketKind::DATA => self.on_data(&p, fab),
@@ -433,14 +469,14 @@ impl HostTransport for DcpimTransport {
             ACCEPT => self.on_accept(&p, fab),
             RELEASE => self.on_release(&p),
             TOKEN => {
-                self.flows[p.slot as usize].remaining_at_sender = p.header[1];
+                self.flows[slot as usize].remaining_at_sender = p.header[1];
                 let h = &mut self.hosts[p.dst as usize];
                 self.token_order += 1;
                 h.tokens.push(HeldToken {
                     class: 1,
                     flow: p.flow,
                     order: self.token_order,
-                    slot: p.slot,
+                    slot,
                     data_seq: p.seq,
                     token_seq: p.header[0],
                     expiry: p.timestamp,
@@ -448,10 +484,12 @@ impl HostTransport for DcpimTransport {
                 self.wake_sender(p.dst, fab.now(), fab);
             }
             PacketKind::ACK => {
-                let fl = &mut self.flows[p.slot as usize];
-                let done = Completion::of(fl.id, fl.n_pkts, fl.packets_sent, fl.reissues);
+                let fl = &mut self.flows[slot as usize];
+                // The partitioned model's receiver counts its re-issues apart (0 otherwise).
+                let reissues = fl.reissues + p.header[RECEIVER_REISSUES];
+                let done = Completion::of(fl.id, fl.n_pkts, fl.packets_sent, reissues);
                 fl.active = false;
-                self.free.push(p.slot);
+                self.free.push(slot);
                 return Some(done);
             }
             _ => {}
@@ -466,6 +504,13 @@ impl HostTransport for DcpimTransport {
             DcpimEvent::Token(host, tag) => self.on_token_tick(host, tag, fab),
             DcpimEvent::SenderWake(host) => self.on_sender_wake(host, fab),
         }
+    }
+
+    /// Numbers this transport's slots for partition `index` of `count` (module docs).
+    fn set_partition(&mut self, index: u32, count: u32) {
+        debug_assert!(self.partitioned, "only the partitioned model is partitioned");
+        debug_assert!(self.flows.is_empty(), "set before any flow starts");
+        self.numbering = SlotNumbering::of_partition(index, count);
     }
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
@@ -517,15 +562,58 @@ impl DcpimTransport {
             timing: None,
             flows: Vec::new(),
             free: Vec::new(),
+            partitioned: false,
+            receivers: Vec::new(),
+            numbering: SlotNumbering::default(),
             hosts: (0..n_hosts).map(host).collect(),
             token_order: 0,
             stats: DcpimStats::default(),
         }
     }
 
-    /// The timing (set at the first flow).
+    /// The timing (set at the first flow or packet).
     pub fn timing(&self) -> &Timing {
         self.timing.as_ref().expect("set when the first flow starts")
+    }
+
+    /// Derives the timing from the fabric unless it is known.
+    fn set_timing(&mut self, fab: &Fabric) {
+        if self.timing.is_none() {
+            self.timing = Some(Timing::of_fabric(&self.spec, &fab.net));
+        }
+    }
+
+    /// The receiving end's table: the receivers' own in the partitioned model, else the shared
+    /// one.
+    fn receiving_table(&mut self) -> &mut Vec<Flow> {
+        if self.partitioned {
+            &mut self.receivers
+        } else {
+            &mut self.flows
+        }
+    }
+
+    /// The partitioned model: the table entry of packet `p`'s flow at this end (`None`: a
+    /// packet to ignore). An RTS or a data packet goes to the receivers' table at the slot it
+    /// carries, where its flow replaces an earlier one; a grant or a release (sender to
+    /// receiver) must find its flow there; a request, accept, token or ACK goes to this
+    /// partition's senders. Out of line and cold, as pHost's.
+    #[cold]
+    #[inline(never)]
+    fn apart_slot(&mut self, p: &Packet) -> Option<u32> {
+        match p.kind {
+            RTS => receiving_entry(&mut self.receivers, p, p.header[0]),
+            PacketKind::DATA => receiving_entry(&mut self.receivers, p, p.header[LENGTH]),
+            GRANT | RELEASE => {
+                let fl = self.receivers.get(p.slot as usize)?;
+                (fl.active && fl.id == p.flow).then_some(p.slot)
+            }
+            _ => {
+                let slot = self.numbering.entry(p.slot)?;
+                let fl = self.flows.get(slot as usize)?;
+                (fl.active && fl.id == p.flow).then_some(slot)
+            }
+        }
     }
 
     // ---- receiver: learning flows, data, ACK ----
@@ -534,7 +622,7 @@ impl DcpimTransport {
     fn know(&mut self, slot: u32, fab: &mut Fabric) {
         let now = fab.now();
         let t = *self.timing();
-        let fl = &mut self.flows[slot as usize];
+        let fl = &mut self.receiving_table()[slot as usize];
         if fl.known {
             return;
         }
@@ -557,8 +645,8 @@ impl DcpimTransport {
     fn on_data(&mut self, p: &Packet, fab: &mut Fabric) {
         self.know(p.slot, fab);
         let now = fab.now();
-        let window = self.timing().window_pkts;
-        let fl = &mut self.flows[p.slot as usize];
+        let (window, partitioned) = (self.timing().window_pkts, self.partitioned);
+        let fl = &mut self.receiving_table()[p.slot as usize];
         fl.responded = fl.responded.max(p.header[0] + 1);
         if !fl.received.insert(p.seq) {
             return;
@@ -567,7 +655,11 @@ impl DcpimTransport {
         let (src, dst) = (fl.src, fl.dst);
         if fl.received_count == fl.n_pkts {
             fl.done_at_receiver = true;
-            let ack = Packet::new(PacketKind::ACK, fl.id, p.slot, dst, src, 0, CONTROL_BYTES, now);
+            let mut ack = Packet::new(PacketKind::ACK, fl.id, p.slot, dst, src, 0, CONTROL_BYTES, now);
+            if partitioned {
+                // The sender's entry is not this one: the ACK tells it the re-issues.
+                ack.header[RECEIVER_REISSUES] = fl.reissues;
+            }
             self.hosts[dst as usize].receiving.retain(|&s| s != p.slot);
             fab.inject(dst, ack);
         } else if fl.tokens_sent - fl.responded.min(fl.tokens_sent) <= window {
@@ -654,10 +746,11 @@ impl DcpimTransport {
             return;
         }
         let avail = k - h.accepted_channels;
+        let flows = if self.partitioned { &self.receivers } else { &self.flows };
         let mut best: Vec<(u32, u32, u32, u32)> = h
             .receiving
             .iter()
-            .map(|&s| (s, &self.flows[s as usize]))
+            .map(|&s| (s, &flows[s as usize]))
             .filter(|(_, fl)| fl.eligible(now))
             .map(|(s, fl)| (fl.src, fl.missing(), fl.id, s))
             .collect();
@@ -863,17 +956,19 @@ impl DcpimTransport {
             self.schedule_tick(host, idx, now + interval, LinkState::Ticking, fab);
             return;
         }
+        let flows = if self.partitioned { &self.receivers } else { &self.flows };
         let best = h
             .receiving
             .iter()
-            .map(|&s| (s, &self.flows[s as usize]))
+            .map(|&s| (s, &flows[s as usize]))
             .filter(|(_, fl)| fl.src == sender && fl.eligible(now))
             .min_by_key(|(_, fl)| (fl.missing(), fl.id))
             .map(|(s, _)| s);
         let Some(slot) = best else { return };
         let data_epoch = h.data_epoch;
         let window = tm.window_pkts / k * channels;
-        let fl = &mut self.flows[slot as usize];
+        let rounds = self.params.rounds;
+        let fl = &mut self.receiving_table()[slot as usize];
         if fl.resend_at.take().is_some() {
             fl.reissues += 1;
         }
@@ -892,7 +987,7 @@ impl DcpimTransport {
             // Every missing packet has had a token in this pass: wait before the next.
             fl.resend_at = Some(now + tm.resend_timeout);
         }
-        let expiry = tm.round_start(data_epoch + 1, self.params.rounds)
+        let expiry = tm.round_start(data_epoch + 1, rounds)
             + SimTime(tm.control_rtt.as_ps() / 2 + tm.t_pkt.as_ps() * k as u64);
         let token = Packet {
             seq,
@@ -941,14 +1036,19 @@ impl DcpimTransport {
         };
         let token = h.tokens.swap_remove(i);
         let priority = self.timing().data_priority(self.flows[token.slot as usize].n_pkts);
+        let wire = self.numbering.wire(token.slot);
         let fl = &mut self.flows[token.slot as usize];
         let size = Bytes(fl.size_bytes).packet_wire_bytes(token.data_seq);
         fl.packets_sent += 1;
+        let mut header = [token.token_seq, 0];
+        if self.partitioned {
+            header[LENGTH] = fl.n_pkts;
+        }
         let data = Packet {
             priority,
-            header: [token.token_seq, 0],
+            header,
             retransmit: fl.packets_sent > fl.n_pkts,
-            ..Packet::new(PacketKind::DATA, fl.id, token.slot, fl.src, fl.dst, token.data_seq, size, now)
+            ..Packet::new(PacketKind::DATA, fl.id, wire, fl.src, fl.dst, token.data_seq, size, now)
         };
         fab.inject(host, data);
         if !self.hosts[host as usize].tokens.is_empty() {

@@ -297,8 +297,8 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
         ("duration-dctcp", vec!["workload.duration_ms=2", "workload.load=0.9"]),
         // The opt-in partitioned model (issue 16, `engine.partitioned`; on one thread here,
         // the same bytes on any number: tests/it/parallel.rs): a window protocol, pFabric,
-        // pHost, SACK learned from ACKs, pFabric's SACK window, PIAS, Fastpass, Homa, random
-        // spraying on a fat-tree.
+        // pHost, SACK learned from ACKs, pFabric's SACK window, PIAS, Fastpass, Homa, dcPIM,
+        // random spraying on a fat-tree.
         ("partitioned-dctcp", vec!["engine.partitioned=true"]),
         ("partitioned-pfabric", vec!["engine.partitioned=true", "transport.protocol=pfabric"]),
         ("partitioned-phost", vec!["engine.partitioned=true", "transport.protocol=phost"]),
@@ -317,6 +317,7 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
         ("partitioned-pias", vec!["engine.partitioned=true", "transport.protocol=pias"]),
         ("partitioned-fastpass", vec!["engine.partitioned=true", "transport.protocol=fastpass"]),
         ("partitioned-homa", vec!["engine.partitioned=true", "transport.protocol=homa"]),
+        ("partitioned-dcpim", vec!["engine.partitioned=true", "transport.protocol=dcpim"]),
         (
             "partitioned-fat-tree-spray-random",
             vec![
