@@ -59,13 +59,13 @@ def test_the_sequential_model_ignores_threads_and_says_so(tmp_path):
 
 
 def test_partitioned_is_refused_for_a_protocol_that_shares_state(tmp_path):
-    """Issue 16 (opt-in): `engine.partitioned = true` with PASE is an error naming the
-    field, the value, the protocol and the protocols that support it."""
-    p = dcsim_cli("run", write(tmp_path, PARTITIONED), "--out", tmp_path / "r", "--set", "transport.protocol=pase")
+    """Issue 16 (opt-in): `engine.partitioned = true` with Ideal (flow-level, no packets) is an
+    error naming the field, the value, the protocol and the protocols that support it."""
+    p = dcsim_cli("run", write(tmp_path, PARTITIONED), "--out", tmp_path / "r", "--set", "transport.protocol=ideal")
     assert p.returncode != 0
     assert "engine.partitioned" in p.stderr
-    assert 'true, but transport.protocol = "pase" cannot run partitioned' in p.stderr
-    can = "dctcp, tcp, pfabric, phost, fastpass, pias, las, l2dct, d2tcp, homa, dcpim"
+    assert 'true, but transport.protocol = "ideal" cannot run partitioned' in p.stderr
+    can = "dctcp, tcp, pfabric, phost, fastpass, pias, las, l2dct, d2tcp, pase, homa, dcpim"
     assert f"the protocols that can: {can}" in p.stderr
 
 

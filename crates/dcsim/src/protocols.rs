@@ -57,8 +57,7 @@ macro_rules! for_each_protocol {
             /// PASE: arbitration, a few strict-priority queues and self-adjusting endpoints
             /// (see `[pase]`).
             Pase = "pase" => pase::PaseProtocol,
-                sections ["pase", "dctcp"], window true, partitioned false
-                    "the arbitrators' state is shared by every switch and host",
+                sections ["pase", "dctcp"], window true, partitioned true,
             /// Homa: receiver-driven grants, unscheduled first RTTbytes and network priorities
             /// (see `[homa]`).
             Homa = "homa" => homa::HomaProtocol,

@@ -182,28 +182,49 @@ impl Spec {
             ));
         }
         // A partitioned run's far end learns a flow only from its packets, which carry its
-        // size but not its deadline or tenant (transport/phost.rs, transport/fastpass.rs).
+        // size but not its deadline or tenant (transport/phost.rs, transport/fastpass.rs,
+        // transport/pase.rs).
         let srpt_only = match transport.protocol {
             Protocol::Phost if phost.policy != PhostPolicy::Srpt => Some((
-                "phost",
+                "phost.policy",
                 "pHost",
                 phost.policy.name(),
                 "a destination learns a flow from its packets, which carry its size, not its deadline or tenant",
             )),
             Protocol::Fastpass if fastpass.policy != FastpassPolicy::Srpt => Some((
-                "fastpass",
+                "fastpass.policy",
                 "Fastpass",
                 fastpass.policy.name(),
                 "the arbiter learns a flow from its RTS, which carries its size, not its deadline",
             )),
+            Protocol::Pase if pase.order != PaseOrder::Srpt => Some((
+                "pase.order",
+                "PASE",
+                pase.order.name(),
+                "the arbitrators away from the source learn a flow from its requests, which carry its bytes left, not its deadline",
+            )),
             _ => None,
         };
-        if let Some((section, protocol, policy, why)) = srpt_only.filter(|_| engine.partitioned) {
+        if let Some((field, protocol, value, why)) = srpt_only.filter(|_| engine.partitioned) {
+            let short = field.rsplit('.').next().unwrap_or(field);
             return Err(SpecError::new(
-                format!("{section}.policy"),
+                field,
                 format!(
-                    "\"{policy}\" with engine.partitioned = true: the partitioned model runs {protocol} with policy = \"srpt\" only ({why}). Set {section}.policy = \"srpt\" or engine.partitioned = false"
+                    "\"{value}\" with engine.partitioned = true: the partitioned model runs {protocol} with {short} = \"srpt\" only ({why}). Set {field} = \"srpt\" or engine.partitioned = false"
                 ),
+            ));
+        }
+        // Delegation resizes a parent link's shares from its racks' demands at once: in the
+        // built-in fabrics those racks share a partition (a fat-tree's pod), in a topology file
+        // they need not.
+        if engine.partitioned
+            && transport.protocol == Protocol::Pase
+            && pase.delegation
+            && topology.kind == TopologyKind::File
+        {
+            return Err(SpecError::new(
+                "pase.delegation",
+                "true with engine.partitioned = true and topology.kind = \"file\": delegation resizes a link's shares from the demands of every rack below it at once, and a topology file's racks run in partitions of their own. Set pase.delegation = false or engine.partitioned = false",
             ));
         }
         Ok(Spec {

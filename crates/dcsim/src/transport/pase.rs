@@ -32,6 +32,20 @@
 //!   destination's for a downward one) arbitrates a virtual link, its delegated share of the
 //!   parent link, resized every `delegation_period_rtts` by the racks' demands. Requests are
 //!   then processed at the racks only: fewer messages reach the higher levels (Fig. 11b).
+//!
+//! The partitioned model (`engine.partitioned`, [`PaseParams::partitioned`]; docs/parallel.md):
+//! the source, the switches and the destination of a flow may run in different partitions, on
+//! different threads. Every arbitrator already lives where its link is arbitrated (the source
+//! for its uplink, a switch for the links it arbitrates, the destination for its downlink;
+//! with delegation, a rack's switch for its virtual links, whose parent links' other racks are
+//! in the same partition in the built-in fabrics: a fat-tree's pod), so only what they read of
+//! the source changes: in the sequential model an arbitrator away from the source reads the
+//! flow's path and bytes left from the source's entry; in the partitioned model it derives the
+//! path from the flow's ends (and, under ECMP, its id) and takes the bytes left when the
+//! request was sent from the request's `seq`. So only SRPT runs partitioned (a request carries
+//! no deadline). Packets carry the window mechanism's slot numbering, unique in the run. A
+//! partition's delegation clock also runs while one of its virtual links holds a flow (which
+//! may come from another partition).
 
 use super::arbitration::{Assignment, LinkArbitrator};
 use super::dctcp::Dctcp;
@@ -125,6 +139,9 @@ pub struct PaseParams {
     pub delegation_period_rtts: f64,
     /// Wire size of requests, responses and releases, bytes.
     pub control_bytes: u32,
+    /// The partitioned model's variant (`engine.partitioned`, module docs): switches and
+    /// destinations learn a flow's path and bytes left from its requests.
+    pub partitioned: bool,
 }
 
 /// The answer before any arbitrator: the top queue at any rate.
@@ -407,10 +424,25 @@ impl PaseTransport {
                 self.resize(parent); // racks report only a changed demand
             }
         }
-        self.delegating = self.active_flows > 0;
+        self.delegating = self.active_flows > 0
+            || (self.params.partitioned && self.delegated_flows());
         if self.delegating {
             fab.schedule(fab.now() + self.delegation_period(), PaseEvent::Delegate(0, 0).encode());
         }
+    }
+
+    /// Starts the delegation clock unless it runs (or nothing is delegated here).
+    fn start_delegation(&mut self, fab: &mut Fabric) {
+        if self.params.delegation && !self.delegating && !self.delegated.is_empty() {
+            self.delegating = true;
+            fab.schedule(fab.now() + self.delegation_period(), PaseEvent::Delegate(0, 0).encode());
+        }
+    }
+
+    /// Some virtual link of this transport arbitrates a flow (the partitioned model keeps the
+    /// delegation clock going while one does: its flows may come from other partitions).
+    fn delegated_flows(&self) -> bool {
+        self.parent_of.keys().any(|&v| self.arbitrators[v as usize].flows() > 0)
     }
 
     fn delegation_period(&self) -> SimTime {
@@ -492,10 +524,62 @@ impl PaseTransport {
         }
     }
 
-    /// A control packet of flow `slot`.
+    /// A control packet of flow `slot` (its entry here; the packet carries its slot on the
+    /// wire).
     fn control(&self, kind: PacketKind, slot: u32, from: u32, to: u32, now: SimTime) -> Packet {
         let fl = &self.flows[slot as usize];
-        Packet::new(kind, fl.id, slot, from, to, 0, self.params.control_bytes, now)
+        let wire = self.window.wire_slot(slot);
+        Packet::new(kind, fl.id, wire, from, to, 0, self.params.control_bytes, now)
+    }
+
+    /// The response to request `p` (at its destination, or at a switch that prunes it), with
+    /// arbitration header `header`.
+    fn response(&self, p: &Packet, header: [u32; 2], now: SimTime) -> Packet {
+        Packet {
+            header,
+            ..Packet::new(RESPONSE, p.flow, p.slot, p.dst, p.src, 0, self.params.control_bytes, now)
+        }
+    }
+
+    /// The table entry of the flow of this partition whose packets carry `wire` (the same slot
+    /// in the sequential model).
+    fn local_slot(&self, wire: u32) -> Option<u32> {
+        if self.params.partitioned {
+            self.window.local_slot(wire)
+        } else {
+            Some(wire)
+        }
+    }
+
+    /// What an arbitrator away from the source needs of request or release `p`: its flow,
+    /// path plan and key. In the sequential model from the source's entry (`None`: the slot
+    /// holds another flow, or, `active_only`, a finished one); in the partitioned model from
+    /// the packet: the plan from its ends (and flow, under ECMP) and the key (bytes left when
+    /// it was sent) from its `seq`.
+    fn far_view(&mut self, p: &Packet, active_only: bool, fab: &Fabric) -> Option<(u32, usize, u64)> {
+        if self.params.partitioned {
+            let plan = self.plan(p.src, p.dst, p.flow, fab);
+            return Some((p.flow, plan, p.seq as u64));
+        }
+        let fl = self.flows.get(p.slot as usize)?;
+        if fl.id != p.flow || (active_only && !fl.active) {
+            return None;
+        }
+        let key = if self.params.edf {
+            fl.deadline.as_ps()
+        } else {
+            self.window.remaining_bytes(p.slot)
+        };
+        Some((fl.id, fl.plan, key))
+    }
+
+    /// The plan a release names: its header's (the sequential model), or from its ends.
+    fn release_plan(&mut self, p: &Packet, fab: &Fabric) -> usize {
+        if self.params.partitioned {
+            self.plan(p.src, p.dst, p.flow, fab)
+        } else {
+            p.header[1] as usize
+        }
     }
 
     /// The source arbitrates its uplink and sends a request along the path.
@@ -506,11 +590,15 @@ impl PaseTransport {
         fl.request = fl.request.wrapping_add(1);
         let header = ArbHeader { seq: fl.request, visits: 0, answer: local }.pack();
         let (src, dst) = (fl.src, fl.dst);
-        let p = Packet {
+        let mut p = Packet {
             header,
             inspect: self.params.end_to_end,
             ..self.control(REQUEST, slot, src, dst, fab.now())
         };
+        if self.params.partitioned {
+            // The far arbitrators' key: the bytes left now (SRPT only, module docs).
+            p.seq = self.window.remaining_bytes(slot).min(u32::MAX as u64) as u32;
+        }
         fab.inject(src, p);
     }
 
@@ -571,10 +659,7 @@ impl HostTransport for PaseTransport {
         };
         let gen = fl.gen;
         self.active_flows += 1;
-        if self.params.delegation && !self.delegating && !self.delegated.is_empty() {
-            self.delegating = true;
-            fab.schedule(fab.now() + self.delegation_period(), PaseEvent::Delegate(0, 0).encode());
-        }
+        self.start_delegation(fab);
         self.apply(slot, local, fab);
         self.request(slot, fab);
         let period = SimTime((rtt.as_ps() as f64 * self.params.rearbitrate_rtts).round() as u64);
@@ -584,14 +669,15 @@ impl HostTransport for PaseTransport {
     fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
         let p = *fab.pool.get(id);
         if !matches!(p.kind, REQUEST | RESPONSE | RELEASE) {
-            if p.kind == PacketKind::ACK {
-                if let Some(fl) = self.flows.get_mut(p.slot as usize).filter(|f| f.id == p.flow) {
+            let local = if p.kind == PacketKind::ACK { self.local_slot(p.slot) } else { None };
+            if let Some(slot) = local {
+                if let Some(fl) = self.flows.get_mut(slot as usize).filter(|f| f.id == p.flow) {
                     fl.probe_out = false; // whatever it answers, the path delivers again
                 }
             }
             let done = self.window.on_packet(id, fab)?;
             // The flow finished: its source forgets it and sends a release along the path.
-            let slot = p.slot;
+            let slot = local.expect("only an ACK of this partition's flow finishes it");
             let fl = &mut self.flows[slot as usize];
             fl.active = false;
             self.active_flows -= 1;
@@ -608,36 +694,29 @@ impl HostTransport for PaseTransport {
             return Some(done);
         }
         fab.deliver(id);
-        if p.kind == RELEASE {
-            // Releases name the flow and its plan, whatever its slot holds now.
-            self.release(p.flow, p.header[1] as usize, At::Destination);
-            return None;
-        }
-        let fl = &self.flows[p.slot as usize];
-        if fl.id != p.flow {
-            return None; // the slot went to another flow
-        }
+        let now = fab.now();
         match p.kind {
+            RELEASE => {
+                // Releases name the flow and its plan, whatever its slot holds now.
+                let plan = self.release_plan(&p, fab);
+                self.release(p.flow, plan, At::Destination);
+            }
             REQUEST => {
-                if !fl.active {
-                    return None;
-                }
+                // The destination arbitrates its downlink and answers the source.
+                let (flow, plan, key) = self.far_view(&p, true, fab)?;
                 let mut h = ArbHeader::unpack(p.header);
-                h.answer = self.arbitrate(p.slot, At::Destination, h.answer, fab.now());
-                let resp = Packet {
-                    header: h.pack(),
-                    ..self.control(RESPONSE, p.slot, p.dst, p.src, fab.now())
-                };
-                fab.inject(p.dst, resp);
+                h.answer = self.arbitrate_key(flow, plan, key, At::Destination, h.answer, now);
+                fab.inject(p.dst, self.response(&p, h.pack(), now));
             }
-            RESPONSE => {
+            _ => {
+                let slot = self.local_slot(p.slot)?;
+                let fl = self.flows.get(slot as usize)?;
                 let h = ArbHeader::unpack(p.header);
-                if fl.active && newer(h.seq, fl.answered) {
-                    self.flows[p.slot as usize].answered = h.seq;
-                    self.apply(p.slot, h.answer, fab);
+                if fl.id == p.flow && fl.active && newer(h.seq, fl.answered) {
+                    self.flows[slot as usize].answered = h.seq;
+                    self.apply(slot, h.answer, fab);
                 }
             }
-            _ => {}
         }
         None
     }
@@ -674,6 +753,12 @@ impl HostTransport for PaseTransport {
         }
     }
 
+    /// Numbers the window mechanism's slots for partition `index` of `count`.
+    fn set_partition(&mut self, index: u32, count: u32) {
+        debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
+        self.window.set_partition(index, count);
+    }
+
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let s = self.stats;
         vec![
@@ -690,39 +775,35 @@ impl HostTransport for PaseTransport {
         fab.pool.get_mut(id).header[0] = (p.header[0] & !0xFF) | ((visit + 1) & 0xFF);
         let at = At::Switch(visit);
         if p.kind == RELEASE {
-            let plan = p.header[1] as usize;
+            let plan = self.release_plan(&p, fab);
             self.stats.switch_messages += u64::from(self.arbitrates(plan, at));
             self.release(p.flow, plan, at);
             return true;
         }
-        let mut h = ArbHeader::unpack(fab.pool.get(id).header);
-        let Some(fl) = self.flows.get(p.slot as usize) else { return true };
-        if fl.id != p.flow {
+        if p.kind != REQUEST {
             return true;
         }
-        match p.kind {
-            REQUEST if fl.active => {
-                if !self.arbitrates(fl.plan, at) {
-                    return true; // no arbitrator here for this path: the switch forwards it
-                }
-                self.stats.switch_messages += 1;
-                let before = h.answer;
-                h.answer = self.arbitrate(p.slot, at, before, fab.now());
-                fab.pool.get_mut(id).header = h.pack();
-                let prune = self.params.pruning_queue;
-                if prune > 0 && h.answer.queue >= prune && h.answer != before {
-                    // Early pruning: this arbitrator answers; the links above never hear.
-                    self.stats.pruned += 1;
-                    fab.deliver(id); // consumed here
-                    let resp = Packet {
-                        header: h.pack(),
-                        ..self.control(RESPONSE, p.slot, p.dst, p.src, fab.now())
-                    };
-                    fab.send_from_switch(node, resp);
-                    return false;
-                }
-            }
-            _ => {}
+        let Some((flow, plan, key)) = self.far_view(&p, true, fab) else { return true };
+        if !self.arbitrates(plan, at) {
+            return true; // no arbitrator here for this path: the switch forwards it
+        }
+        self.stats.switch_messages += 1;
+        let mut h = ArbHeader::unpack(fab.pool.get(id).header);
+        let before = h.answer;
+        h.answer = self.arbitrate_key(flow, plan, key, at, before, fab.now());
+        fab.pool.get_mut(id).header = h.pack();
+        if self.params.partitioned {
+            // A rack's arbitrator may hold virtual links of flows from other partitions only.
+            self.start_delegation(fab);
+        }
+        let prune = self.params.pruning_queue;
+        if prune > 0 && h.answer.queue >= prune && h.answer != before {
+            // Early pruning: this arbitrator answers; the links above never hear.
+            self.stats.pruned += 1;
+            fab.deliver(id); // consumed here
+            let resp = self.response(&p, h.pack(), fab.now());
+            fab.send_from_switch(node, resp);
+            return false;
         }
         true
     }
@@ -764,6 +845,7 @@ impl Protocol for PaseProtocol {
             delegation: p.delegation,
             delegation_period_rtts: p.delegation_period_rtts,
             control_bytes: p.control_bytes,
+            partitioned: spec.engine.partitioned,
         };
         let dctcp = Dctcp::new(spec.dctcp.g, spec.dctcp.initial_alpha);
         let ports = PortPlan {

@@ -298,7 +298,7 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
         // The opt-in partitioned model (issue 16, `engine.partitioned`; on one thread here,
         // the same bytes on any number: tests/it/parallel.rs): a window protocol, pFabric,
         // pHost, SACK learned from ACKs, pFabric's SACK window, PIAS, Fastpass, Homa, dcPIM,
-        // random spraying on a fat-tree.
+        // PASE, random spraying on a fat-tree.
         ("partitioned-dctcp", vec!["engine.partitioned=true"]),
         ("partitioned-pfabric", vec!["engine.partitioned=true", "transport.protocol=pfabric"]),
         ("partitioned-phost", vec!["engine.partitioned=true", "transport.protocol=phost"]),
@@ -318,6 +318,7 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
         ("partitioned-fastpass", vec!["engine.partitioned=true", "transport.protocol=fastpass"]),
         ("partitioned-homa", vec!["engine.partitioned=true", "transport.protocol=homa"]),
         ("partitioned-dcpim", vec!["engine.partitioned=true", "transport.protocol=dcpim"]),
+        ("partitioned-pase", vec!["engine.partitioned=true", "transport.protocol=pase"]),
         (
             "partitioned-fat-tree-spray-random",
             vec![

@@ -300,7 +300,7 @@ impl<C: CongestionControl> WindowTransport<C> {
 
     /// The table index of the flow whose packets carry `wire_slot`, if it is this
     /// partition's.
-    fn local_slot(&self, wire_slot: u32) -> Option<u32> {
+    pub(crate) fn local_slot(&self, wire_slot: u32) -> Option<u32> {
         let off = wire_slot.checked_sub(self.slot_offset)?;
         (off % self.slot_stride == 0).then_some(off / self.slot_stride)
     }
@@ -331,6 +331,7 @@ impl<C: CongestionControl> WindowTransport<C> {
                 (self.flows.len() - 1) as u32
             }
         };
+        let wire_slot = self.wire_slot(slot);
         let fl = &mut self.flows[slot as usize];
         // The flow's own receiver (sequential model) or what SACK tells it (partitioned).
         let apart = self.params.partitioned;
@@ -339,7 +340,7 @@ impl<C: CongestionControl> WindowTransport<C> {
         let mut blocks = std::mem::take(&mut fl.sack_blocks);
         blocks.reset(if apart && self.params.sack_skip { n_pkts } else { 0 });
         let mut new = Flow::fresh(cc, fl.gen.wrapping_add(1), received, blocks);
-        new.wire_slot = slot * self.slot_stride + self.slot_offset;
+        new.wire_slot = wire_slot;
         new.id = f.id;
         new.active = true;
         new.src = f.src;
@@ -360,6 +361,12 @@ impl<C: CongestionControl> WindowTransport<C> {
             .get_mut(slot as usize)
             .filter(|f| f.active && f.id == flow)
             .map(|f| (&mut f.cc, &mut f.win))
+    }
+
+    /// The slot the packets of the flow in table entry `slot` carry (the same in the
+    /// sequential model).
+    pub(crate) fn wire_slot(&self, slot: u32) -> u32 {
+        slot * self.slot_stride + self.slot_offset
     }
 
     /// Bytes of the flow in `slot` not yet acknowledged.
