@@ -67,7 +67,7 @@
 //! receiver's re-issue count (first header word), which the sender adds to the flow's record.
 
 use super::{
-    nic_free_on_wake, receiving_entry, schedule_nic_wake, Completion, HostTransport, Parts,
+    nic_free_on_wake, receiving_entry, receiving_table, sending_entry, schedule_nic_wake, Completion, HostTransport, Parts,
     PortPlan, Protocol, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
@@ -585,12 +585,8 @@ impl DcpimTransport {
 
     /// The receiving end's table: the receivers' own in the partitioned model, else the shared
     /// one.
-    fn receiving_table(&mut self) -> &mut Vec<Flow> {
-        if self.partitioned {
-            &mut self.receivers
-        } else {
-            &mut self.flows
-        }
+    fn receiving_flows(&mut self) -> &mut Vec<Flow> {
+        receiving_table(self.partitioned, &mut self.flows, &mut self.receivers)
     }
 
     /// The partitioned model: the table entry of packet `p`'s flow at this end (`None`: a
@@ -609,9 +605,7 @@ impl DcpimTransport {
                 (fl.active && fl.id == p.flow).then_some(p.slot)
             }
             _ => {
-                let slot = self.numbering.entry(p.slot)?;
-                let fl = self.flows.get(slot as usize)?;
-                (fl.active && fl.id == p.flow).then_some(slot)
+                sending_entry(&self.flows, self.numbering, p)
             }
         }
     }
@@ -622,7 +616,7 @@ impl DcpimTransport {
     fn know(&mut self, slot: u32, fab: &mut Fabric) {
         let now = fab.now();
         let t = *self.timing();
-        let fl = &mut self.receiving_table()[slot as usize];
+        let fl = &mut self.receiving_flows()[slot as usize];
         if fl.known {
             return;
         }
@@ -646,7 +640,7 @@ impl DcpimTransport {
         self.know(p.slot, fab);
         let now = fab.now();
         let (window, partitioned) = (self.timing().window_pkts, self.partitioned);
-        let fl = &mut self.receiving_table()[p.slot as usize];
+        let fl = &mut self.receiving_flows()[p.slot as usize];
         fl.responded = fl.responded.max(p.header[0] + 1);
         if !fl.received.insert(p.seq) {
             return;
@@ -968,7 +962,7 @@ impl DcpimTransport {
         let data_epoch = h.data_epoch;
         let window = tm.window_pkts / k * channels;
         let rounds = self.params.rounds;
-        let fl = &mut self.receiving_table()[slot as usize];
+        let fl = &mut self.receiving_flows()[slot as usize];
         if fl.resend_at.take().is_some() {
             fl.reissues += 1;
         }

@@ -50,7 +50,7 @@
 //! (first header word), which the sender adds to its own timeouts in the message's record.
 
 use super::{
-    nic_free_on_wake, receiving_entry, schedule_nic_wake, Completion,
+    nic_free_on_wake, receiving_entry, sending_entry, schedule_nic_wake, Completion,
     HostTransport, Parts, PortPlan, Protocol, QueuePlan, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
@@ -414,9 +414,7 @@ impl HomaTransport {
         if p.kind == PacketKind::DATA {
             return receiving_entry(&mut self.receivers, p, p.header[LENGTH]);
         }
-        let slot = self.numbering.entry(p.slot)?;
-        let m = self.messages.get(slot as usize)?;
-        (m.active && m.id == p.flow).then_some(slot)
+        sending_entry(&self.messages, self.numbering, p)
     }
 
     fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {

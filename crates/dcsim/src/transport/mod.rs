@@ -176,6 +176,32 @@ pub(crate) fn receiving_entry<T: ReceivingEntry>(
     Some(p.slot)
 }
 
+/// The receiving end's table: in the partitioned model its own (`receivers`), else the one both
+/// ends share (`shared`).
+pub(crate) fn receiving_table<'a, T>(
+    partitioned: bool,
+    shared: &'a mut Vec<T>,
+    receivers: &'a mut Vec<T>,
+) -> &'a mut Vec<T> {
+    if partitioned {
+        receivers
+    } else {
+        shared
+    }
+}
+
+/// The partitioned model's sending end: the entry of `table` (of an entry type that also
+/// serves the receiving end) that slot `p.slot` names under `numbering`, if it holds `p`'s
+/// flow. `None`: a slot of another partition, or a straggler of an earlier flow.
+pub(crate) fn sending_entry<T: ReceivingEntry>(
+    table: &[T],
+    numbering: SlotNumbering,
+    p: &Packet,
+) -> Option<u32> {
+    let slot = numbering.entry(p.slot)?;
+    (table.get(slot as usize)?.holds() == Some(p.flow)).then_some(slot)
+}
+
 /// The end hosts' side of a protocol: flows start, packets arrive, the transport's own events
 /// fire.
 pub trait HostTransport {

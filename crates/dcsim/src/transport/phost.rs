@@ -40,7 +40,7 @@
 //! do not carry; the spec refuses them).
 
 use super::{
-    nic_free_on_wake, receiving_entry, schedule_nic_wake, Completion,
+    nic_free_on_wake, receiving_entry, receiving_table, sending_entry, schedule_nic_wake, Completion,
     HostTransport, Parts, PortPlan, Protocol, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
@@ -428,11 +428,7 @@ impl PhostTransport {
 
     /// The destinations' flows: the shared table, or the partitioned model's own.
     fn destinations(&mut self) -> &mut Vec<Flow> {
-        if self.params.partitioned {
-            &mut self.receivers
-        } else {
-            &mut self.flows
-        }
+        receiving_table(self.params.partitioned, &mut self.flows, &mut self.receivers)
     }
 
     /// The partitioned model: the table entry of packet `p`'s flow at this end (`None`: a
@@ -445,9 +441,7 @@ impl PhostTransport {
         if matches!(p.kind, RTS | PacketKind::DATA) {
             return receiving_entry(&mut self.receivers, p, p.header[REMAINING]);
         }
-        let slot = self.numbering.entry(p.slot)?;
-        let fl = self.flows.get(slot as usize)?;
-        (fl.active && fl.id == p.flow).then_some(slot)
+        sending_entry(&self.flows, self.numbering, p)
     }
 
     fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
