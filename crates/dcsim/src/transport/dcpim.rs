@@ -67,8 +67,8 @@
 //! receiver's re-issue count (first header word), which the sender adds to the flow's record.
 
 use super::{
-    nic_free_on_wake, receiving_entry, receiving_table, sending_entry, schedule_nic_wake, Completion, HostTransport, Parts,
-    PortPlan, Protocol, SlotNumbering, TransportEvent,
+    nic_free_on_wake, receiving_entry, receiving_table, schedule_nic_wake, sending_entry,
+    Completion, HostTransport, Parts, PortPlan, Protocol, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};

@@ -50,7 +50,7 @@
 //! (first header word), which the sender adds to its own timeouts in the message's record.
 
 use super::{
-    nic_free_on_wake, receiving_entry, sending_entry, schedule_nic_wake, Completion,
+    nic_free_on_wake, receiving_entry, schedule_nic_wake, sending_entry, Completion,
     HostTransport, Parts, PortPlan, Protocol, QueuePlan, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;

@@ -471,14 +471,20 @@ impl PaseTransport {
 
     /// Arbitrates flow `slot`'s links arbitrated `at`, combined with `so_far`.
     fn arbitrate(&mut self, slot: u32, at: At, so_far: Assignment, now: SimTime) -> Assignment {
+        let (flow, plan, key) = self.view(slot);
+        self.arbitrate_key(flow, plan, key, at, so_far, now)
+    }
+
+    /// The source's view of its flow in `slot`: its id, path plan and arbitration key (its
+    /// deadline under EDF, else its bytes not yet acknowledged).
+    fn view(&self, slot: u32) -> (u32, usize, u64) {
         let fl = &self.flows[slot as usize];
         let key = if self.params.edf {
             fl.deadline.as_ps()
         } else {
             self.window.remaining_bytes(slot)
         };
-        let (flow, plan) = (fl.id, fl.plan);
-        self.arbitrate_key(flow, plan, key, at, so_far, now)
+        (fl.id, fl.plan, key)
     }
 
     /// Arbitrates `flow` (key `key`) on the links of `plan` arbitrated `at`.
@@ -555,26 +561,18 @@ impl PaseTransport {
         }
     }
 
-    /// What an arbitrator away from the source needs of request or release `p`: its flow,
-    /// path plan and key. In the sequential model from the source's entry (`None`: the slot
-    /// holds another flow, or, `active_only`, a finished one); in the partitioned model from
-    /// the packet: the plan from its ends (and flow, under ECMP) and the key (bytes left when
-    /// it was sent) from its `seq`.
-    fn far_view(&mut self, p: &Packet, active_only: bool, fab: &Fabric) -> Option<(u32, usize, u64)> {
+    /// What an arbitrator away from the source needs of request `p`: its flow, path plan and
+    /// key. In the sequential model the source's view ([`Self::view`]; `None`: the slot holds
+    /// another flow or a finished one); in the partitioned model from the packet: the plan
+    /// from its ends (and flow, under ECMP) and the key (bytes left when it was sent) from its
+    /// `seq`.
+    fn far_view(&mut self, p: &Packet, fab: &Fabric) -> Option<(u32, usize, u64)> {
         if self.params.partitioned {
             let plan = self.plan_of_ends(p, fab);
             return Some((p.flow, plan, p.seq as u64));
         }
         let fl = self.flows.get(p.slot as usize)?;
-        if fl.id != p.flow || (active_only && !fl.active) {
-            return None;
-        }
-        let key = if self.params.edf {
-            fl.deadline.as_ps()
-        } else {
-            self.window.remaining_bytes(p.slot)
-        };
-        Some((fl.id, fl.plan, key))
+        (fl.id == p.flow && fl.active).then(|| self.view(p.slot))
     }
 
     /// The plan a release names: its header's (the sequential model), or from its ends.
@@ -726,7 +724,7 @@ impl HostTransport for PaseTransport {
             }
             REQUEST => {
                 // The destination arbitrates its downlink and answers the source.
-                let (flow, plan, key) = self.far_view(&p, true, fab)?;
+                let (flow, plan, key) = self.far_view(&p, fab)?;
                 let mut h = ArbHeader::unpack(p.header);
                 h.answer = self.arbitrate_key(flow, plan, key, At::Destination, h.answer, now);
                 fab.inject(p.dst, self.response(&p, h.pack(), now));
@@ -806,7 +804,7 @@ impl HostTransport for PaseTransport {
         if p.kind != REQUEST {
             return true;
         }
-        let Some((flow, plan, key)) = self.far_view(&p, true, fab) else { return true };
+        let Some((flow, plan, key)) = self.far_view(&p, fab) else { return true };
         if !self.arbitrates(plan, at) {
             return true; // no arbitrator here for this path: the switch forwards it
         }

@@ -40,8 +40,8 @@
 //! do not carry; the spec refuses them).
 
 use super::{
-    nic_free_on_wake, receiving_entry, receiving_table, sending_entry, schedule_nic_wake, Completion,
-    HostTransport, Parts, PortPlan, Protocol, SlotNumbering, TransportEvent,
+    nic_free_on_wake, receiving_entry, receiving_table, schedule_nic_wake, sending_entry,
+    Completion, HostTransport, Parts, PortPlan, Protocol, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
