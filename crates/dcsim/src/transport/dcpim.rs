@@ -67,7 +67,7 @@
 //! receiver's re-issue count (first header word), which the sender adds to the flow's record.
 
 use super::{
-    nic_free_on_wake, receiving_entry, receiving_table, schedule_nic_wake, sending_entry,
+    entry_holding, nic_free_on_wake, receiving_entry, receiving_table, schedule_nic_wake, sending_entry,
     Completion, HostTransport, Parts, PortPlan, Protocol, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
@@ -455,11 +455,7 @@ impl HostTransport for DcpimTransport {
             self.set_timing(fab); // a partition may hear of a flow before it starts one
             self.apart_slot(&p)?
         } else {
-            let fl = self.flows.get(p.slot as usize)?;
-            if !fl.active || fl.id != p.flow {
-                return None; // a straggler of a finished flow
-            }
-            p.slot
+            entry_holding(&self.flows, p.slot, p.flow)?
         };
         match p.kind {
             RTS => self.know(p.slot, fab),
@@ -600,10 +596,7 @@ impl DcpimTransport {
         match p.kind {
             RTS => receiving_entry(&mut self.receivers, p, p.header[0]),
             PacketKind::DATA => receiving_entry(&mut self.receivers, p, p.header[LENGTH]),
-            GRANT | RELEASE => {
-                let fl = self.receivers.get(p.slot as usize)?;
-                (fl.active && fl.id == p.flow).then_some(p.slot)
-            }
+            GRANT | RELEASE => entry_holding(&self.receivers, p.slot, p.flow),
             _ => {
                 sending_entry(&self.flows, self.numbering, p)
             }

@@ -50,7 +50,7 @@
 //! (first header word), which the sender adds to its own timeouts in the message's record.
 
 use super::{
-    nic_free_on_wake, receiving_entry, schedule_nic_wake, sending_entry, Completion,
+    entry_holding, nic_free_on_wake, receiving_entry, schedule_nic_wake, sending_entry, Completion,
     HostTransport, Parts, PortPlan, Protocol, QueuePlan, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
@@ -323,11 +323,7 @@ impl HostTransport for HomaTransport {
         let slot = if self.params.partitioned {
             self.apart_slot(&p)?
         } else {
-            let m = self.messages.get(p.slot as usize)?;
-            if !m.active || m.id != p.flow {
-                return None;
-            }
-            p.slot
+            entry_holding(&self.messages, p.slot, p.flow)?
         };
         let now = fab.now();
         match p.kind {

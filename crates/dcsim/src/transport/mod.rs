@@ -198,8 +198,14 @@ pub(crate) fn sending_entry<T: ReceivingEntry>(
     numbering: SlotNumbering,
     p: &Packet,
 ) -> Option<u32> {
-    let slot = numbering.entry(p.slot)?;
-    (table.get(slot as usize)?.holds() == Some(p.flow)).then_some(slot)
+    entry_holding(table, numbering.entry(p.slot)?, p.flow)
+}
+
+/// `slot`, if the entry of `table` there holds flow `flow` (`None`: it holds another flow,
+/// or none: a straggler). The sequential model's check of every packet (pHost, Homa, dcPIM).
+#[inline]
+pub(crate) fn entry_holding<T: ReceivingEntry>(table: &[T], slot: u32, flow: u32) -> Option<u32> {
+    (table.get(slot as usize)?.holds() == Some(flow)).then_some(slot)
 }
 
 /// The end hosts' side of a protocol: flows start, packets arrive, the transport's own events

@@ -40,7 +40,7 @@
 //! do not carry; the spec refuses them).
 
 use super::{
-    nic_free_on_wake, receiving_entry, receiving_table, schedule_nic_wake, sending_entry,
+    entry_holding, nic_free_on_wake, receiving_entry, receiving_table, schedule_nic_wake, sending_entry,
     Completion, HostTransport, Parts, PortPlan, Protocol, SlotNumbering, TransportEvent,
 };
 use crate::fabric::Fabric;
@@ -337,11 +337,7 @@ impl HostTransport for PhostTransport {
         let slot = if self.params.partitioned {
             self.apart_slot(&p)?
         } else {
-            let fl = self.flows.get(p.slot as usize)?;
-            if !fl.active || fl.id != p.flow {
-                return None;
-            }
-            p.slot
+            entry_holding(&self.flows, p.slot, p.flow)?
         };
         let now = fab.now();
         match p.kind {
