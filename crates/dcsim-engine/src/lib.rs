@@ -32,7 +32,7 @@ mod scheduler;
 mod time;
 
 pub use heap::HeapQueue;
-pub use queue::EventQueue;
+pub use queue::{EventQueue, DEFAULT_SLOT_BITS};
 pub use rng::Rng;
 pub use scheduler::{Scheduler, SchedulingError};
 pub use time::SimTime;

@@ -102,8 +102,14 @@ impl<E: Copy> EventQueue<E> {
     /// A queue with default-width slots and enough of them to cover `horizon` (between 2^10
     /// and 2^18 slots, i.e. 8.4 µs to 2.1 ms).
     pub fn with_horizon(horizon: SimTime) -> Self {
-        let slots = (horizon.0 >> DEFAULT_SLOT_BITS).max(1).next_power_of_two();
-        Self::with_geometry(DEFAULT_SLOT_BITS, slots.trailing_zeros().clamp(10, 18))
+        Self::with_slots_over(DEFAULT_SLOT_BITS, horizon)
+    }
+
+    /// A queue with slots of 2^`slot_bits` ps and enough of them to cover `horizon` (between
+    /// 2^10 and 2^18 slots).
+    pub fn with_slots_over(slot_bits: u32, horizon: SimTime) -> Self {
+        let slots = (horizon.0 >> slot_bits).max(1).next_power_of_two();
+        Self::with_geometry(slot_bits, slots.trailing_zeros().clamp(10, 18))
     }
 
     /// A queue with slots of 2^`slot_bits` ps and 2^`slots_log2` slots (at least 64).
@@ -363,6 +369,11 @@ mod tests {
         assert_eq!(q.slots.len(), 1 << 13); // 60 µs / 8.2 ns → 7 324 → 2^13
         let tiny: EventQueue<u8> = EventQueue::with_horizon(SimTime::from_ns(1));
         assert_eq!(tiny.slots.len(), 1 << 10);
+        // Slots of 2^17 ps (131 ns): 60 µs needs 458 of them, so the minimum of 2^10.
+        let wide: EventQueue<u8> = EventQueue::with_slots_over(17, SimTime::from_us(60));
+        assert_eq!((wide.slot_bits, wide.slots.len()), (17, 1 << 10));
+        let wide: EventQueue<u8> = EventQueue::with_slots_over(15, SimTime::from_us(600));
+        assert_eq!((wide.slot_bits, wide.slots.len()), (15, 1 << 15)); // 18,311 → 2^15
     }
 
     #[test]

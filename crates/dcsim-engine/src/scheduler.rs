@@ -53,6 +53,12 @@ impl<E: Copy> Scheduler<E> {
         Scheduler { now: SimTime::ZERO, queue: EventQueue::with_horizon(horizon), processed: 0 }
     }
 
+    /// Like [`with_horizon`](Self::with_horizon), with slots of 2^`slot_bits` ps.
+    pub fn with_slots_over(slot_bits: u32, horizon: SimTime) -> Self {
+        let queue = EventQueue::with_slots_over(slot_bits, horizon);
+        Scheduler { now: SimTime::ZERO, queue, processed: 0 }
+    }
+
     /// The current simulated time.
     #[inline]
     pub fn now(&self) -> SimTime {

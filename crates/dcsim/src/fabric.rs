@@ -178,8 +178,58 @@ pub struct Fabric {
     /// The per-packet trace (`output.packet_trace`); `None`, and never touched beyond that
     /// check, when off.
     pub tracer: Option<Box<PacketTracer>>,
-    /// Packets that left this partition during the current window (a partitioned run).
-    pub outbox: Vec<Crossing>,
+    /// Where packets leaving this partition go (a partitioned run).
+    pub outboxes: Outboxes,
+}
+
+/// Where the packets leaving a partition go during a window: one buffer per thread of
+/// destination, each lent for the window by the thread running the partition, so a crossing is
+/// written once, where its destination's thread reads it after the barrier. Each entry carries
+/// the partition it left (the destination merges them by source partition).
+#[derive(Debug, Default)]
+pub struct Outboxes {
+    /// The partition they leave.
+    partition: u32,
+    /// Per node: the buffer for its partition's thread.
+    buffer_of_node: Vec<u32>,
+    /// The buffers (empty stand-ins outside a window).
+    pub buffers: Vec<Vec<(u32, Crossing)>>,
+    /// Crossings sent since the last [`Outboxes::take_sent`], and the earliest time one of
+    /// them arrives.
+    sent: u64,
+    earliest: Option<SimTime>,
+}
+
+impl Outboxes {
+    /// The outboxes of `partition`, with `buffers` buffers (one per thread), the buffer of
+    /// each node given by `buffer_of_node`.
+    pub fn new(partition: u32, buffer_of_node: Vec<u32>, buffers: usize) -> Self {
+        let buffers = vec![Vec::new(); buffers];
+        Outboxes { partition, buffer_of_node, buffers, sent: 0, earliest: None }
+    }
+
+    /// The crossings sent since the last call, and the earliest of their arrival times.
+    pub fn take_sent(&mut self) -> (u64, Option<SimTime>) {
+        (std::mem::take(&mut self.sent), self.earliest.take())
+    }
+}
+
+/// How far ahead the event queue's near-future wheel looks. Most events are a packet
+/// reaching the next node; the latest such event is one that waits behind a full buffer.
+/// The wheel covers that (rounded up to a power of two), so almost nothing goes to its
+/// far-future heap.
+fn wheel_horizon(net: &Network) -> SimTime {
+    let longest_ps = net
+        .ports
+        .iter()
+        .map(|p| {
+            let bits = (p.buffer_hint_bytes() as u128 + crate::units::MTU_BYTES as u128) * 8;
+            (bits * 1_000_000_000_000 / p.rate.0.max(1) as u128 + p.delay.0 as u128).min(1 << 40)
+                as u64
+        })
+        .max()
+        .unwrap_or(0);
+    SimTime(longest_ps)
 }
 
 impl Fabric {
@@ -190,21 +240,8 @@ impl Fabric {
         let balancer = Balancer::new(lb, net.n_hosts(), net.n_nodes(), lb_rngs);
         let n_ports = net.ports.len() as u32;
         let queue_rngs = ElementRngs::new(Stream::QueueTieBreaks, seed, n_ports, per_element);
-        // Most events are a packet reaching the next node; the latest such event is one that
-        // waits behind a full buffer. Size the event queue's near-future wheel to cover that
-        // (rounded up to a power of two), so almost nothing goes to its far-future heap.
-        let longest_ps = net
-            .ports
-            .iter()
-            .map(|p| {
-                let bits = (p.buffer_hint_bytes() as u128 + crate::units::MTU_BYTES as u128) * 8;
-                (bits * 1_000_000_000_000 / p.rate.0.max(1) as u128 + p.delay.0 as u128)
-                    .min(1 << 40) as u64
-            })
-            .max()
-            .unwrap_or(0);
         Fabric {
-            sched: Scheduler::with_horizon(SimTime(longest_ps)),
+            sched: Scheduler::with_horizon(wheel_horizon(&net)),
             pool: PacketPool::new(),
             net,
             balancer,
@@ -213,8 +250,16 @@ impl Fabric {
             meter: FlowMeter::default(),
             losses: Vec::new(),
             tracer: None,
-            outbox: Vec::new(),
+            outboxes: Outboxes::default(),
         }
+    }
+
+    /// Gives the (still empty) event queue slots of 2^`slot_bits` ps over the same horizon:
+    /// a partition's queue holds only its share of the fabric's events, so it needs wider
+    /// slots to hold as many events per slot (crate::sim::partitioned).
+    pub fn set_slot_bits(&mut self, slot_bits: u32) {
+        assert_eq!(self.sched.pending(), 0, "the event queue is resized before it is used");
+        self.sched = Scheduler::with_slots_over(slot_bits, wheel_horizon(&self.net));
     }
 
     /// Adds a scripted loss.
@@ -415,14 +460,18 @@ impl Fabric {
     }
 
     /// Packet `id` leaves this partition for `node`, which it reaches at `at`: it goes into
-    /// the outbox and its slot is freed here. Cold: the sequential model never calls it, and
+    /// the outbox for `node`'s thread and its slot is freed here. Cold: the sequential model never calls it, and
     /// its ports' forwarding stays as small as it was.
     #[cold]
     #[inline(never)]
     fn send_away(&mut self, node: u32, at: SimTime, id: PacketId) {
         self.counters.sent_away += 1;
         let trace = self.tracer.as_ref().map_or((0, crate::metrics::NO_PORT), |t| t.identity(id));
-        self.outbox.push(Crossing { at, node, packet: *self.pool.get(id), trace });
+        let out = &mut self.outboxes;
+        out.sent += 1;
+        out.earliest = Some(out.earliest.map_or(at, |t| t.min(at)));
+        let crossing = Crossing { at, node, packet: *self.pool.get(id), trace };
+        out.buffers[out.buffer_of_node[node as usize] as usize].push((out.partition, crossing));
         self.pool.free(id);
     }
 

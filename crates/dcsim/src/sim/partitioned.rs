@@ -26,7 +26,7 @@
 
 use super::{check_conservation, SampleClock, Simulation};
 use crate::error::RunError;
-use crate::fabric::{Crossing, Event, Fabric, FlowMeter, PacketCounters};
+use crate::fabric::{Crossing, Event, Fabric, FlowMeter, Outboxes, PacketCounters};
 use crate::metrics::{
     summarize, PacketTrace, PacketTracer, PortDescription, PortSampler, PortSamples, RunCounters,
 };
@@ -67,9 +67,6 @@ impl Partition {
     /// Processes every event before `end`, then takes the samples due before `end` (the state
     /// is that of the last event: nothing happens between it and `end`).
     fn run_window(&mut self, end: SimTime, n_hosts: u32) {
-        if self.next_event.is_none_or(|t| t >= end) && self.clock.next() >= end {
-            return; // nothing to do in this window (most partitions, most windows, at low load)
-        }
         let last = SimTime(end.as_ps() - 1);
         while let Some((at, ev)) = self.fab.sched.pop_until(last) {
             if at >= self.clock.next() {
@@ -101,6 +98,12 @@ impl Partition {
             self.take_samples(last);
         }
         self.next_event = self.fab.sched.peek_time();
+    }
+
+    /// Nothing to do before `end`: no event and no sample due (most partitions, most windows,
+    /// at low load).
+    fn idle_until(&self, end: SimTime) -> bool {
+        self.next_event.is_none_or(|t| t >= end) && self.clock.next() >= end
     }
 
     /// Takes every sample due at or before `at`.
@@ -137,6 +140,23 @@ pub(super) fn partition_weights(map: &PartitionMap, ports: &[crate::queue::Port]
         weight[map.of_node[port.owner as usize] as usize] += port.rate.0 / 1_000_000;
     }
     weight
+}
+
+/// The width of a partition's event-queue slots (log2 of picoseconds): about the time its
+/// ports take to send 80 kbit (seven 1,500-byte packets) at their summed line rate
+/// (`capacity_mbps`, its weight), never narrower than the sequential model's 8.2 ns.
+///
+/// Why: a slot turn costs about 50 instructions however many events the slot holds, and a
+/// partition's queue holds only its own ports' events; with the sequential model's slots a
+/// rack of the 144-host leaf-spine turned its wheel for almost every event (16.8 M turns for
+/// 20.8 M events, against 6.1 M in the sequential model). The 80 kbit were measured
+/// (docs/performance.md, "The partitioned model's own cost"): a rack of the leaf-spine gets
+/// 131 ns and a pod of the k = 16 fat-tree 33 ns, the widths with the fewest instructions on
+/// each. Only the speed depends on it.
+fn slot_bits(capacity_mbps: u64) -> u32 {
+    const BITS_PER_SLOT: f64 = 80_000.0;
+    let slot_ps = BITS_PER_SLOT / (capacity_mbps.max(1) as f64 * 1e6) * 1e12;
+    (slot_ps.log2().round() as u32).clamp(dcsim_engine::DEFAULT_SLOT_BITS, 18)
 }
 
 /// Which partitions each thread runs, each thread's in increasing order: the partitions in
@@ -372,8 +392,6 @@ struct Worker<'a> {
     mine: Vec<MutexGuard<'a, Partition>>,
     /// Each partition's position in `mine` (`usize::MAX`: another thread's).
     local: Vec<usize>,
-    /// The thread running each partition.
-    thread_of: &'a [usize],
     of_node: &'a [u32],
     n_hosts: u32,
     /// Scratch, kept from window to window: the crossing buffers being written or read, and
@@ -400,20 +418,21 @@ impl Worker<'_> {
             part.next_event = earliest(part.next_event, Some(f.start));
             part.arrivals.push_back(f);
         }
-        for part in &mut self.mine {
-            part.run_window(end, self.n_hosts);
-        }
-        // Send the window's crossings, report.
-        let mut totals = Totals::default();
+        // Run the partitions (in increasing order, so each destination's buffer holds the
+        // crossings by source partition, then in sending order), each writing its crossings
+        // straight into this thread's buffers for their destinations' threads.
         self.buffers.extend((0..shared.threads).map(|to| shared.crossings(w, self.thread, to)));
+        let mut totals = Totals::default();
         for part in &mut self.mine {
-            let index = part.index;
-            for c in part.fab.outbox.drain(..) {
-                totals.next_event = earliest(totals.next_event, Some(c.at));
-                totals.in_flight += 1;
-                let to = self.thread_of[self.of_node[c.node as usize] as usize];
-                self.buffers[to].push((index, c));
+            if part.idle_until(end) {
+                continue;
             }
+            lend(&mut part.fab.outboxes.buffers, &mut self.buffers);
+            part.run_window(end, self.n_hosts);
+            lend(&mut part.fab.outboxes.buffers, &mut self.buffers);
+            let (sent, earliest_sent) = part.fab.outboxes.take_sent();
+            totals.next_event = earliest(totals.next_event, earliest_sent);
+            totals.in_flight += sent;
         }
         self.buffers.clear();
         let mut completions = 0;
@@ -447,6 +466,18 @@ impl Worker<'_> {
             part.fab.receive(c);
         });
         self.buffers.clear();
+    }
+}
+
+/// Swaps a partition's stand-in outboxes with the thread's crossing buffers (one per thread
+/// of destination): before its window, so that it writes into them, and after, to give them
+/// back.
+fn lend<B>(outboxes: &mut [Vec<(u32, Crossing)>], buffers: &mut [B])
+where
+    B: std::ops::DerefMut<Target = Vec<(u32, Crossing)>>,
+{
+    for (out, buf) in outboxes.iter_mut().zip(buffers) {
+        std::mem::swap(out, &mut **buf);
     }
 }
 
@@ -496,7 +527,8 @@ pub(super) fn run(
     let spec = sim.spec.clone();
     let threads = threads.clamp(1, n_parts);
     let members = map.members();
-    let plan = assign(&partition_weights(&map, &sim.fab.net.ports), threads);
+    let weights = partition_weights(&map, &sim.fab.net.ports);
+    let plan = assign(&weights, threads);
     let mut thread_of = vec![0; n_parts];
     for (t, ps) in plan.iter().enumerate() {
         for &p in ps {
@@ -511,6 +543,9 @@ pub(super) fn run(
             p.remote = map.of_node[p.owner as usize] != map.of_node[p.peer as usize];
         }
         let mut fab = Fabric::new(net, spec.topology.load_balancing, spec.seed, true);
+        fab.set_slot_bits(slot_bits(weights[i]));
+        let thread_of_node = map.of_node.iter().map(|&p| thread_of[p as usize] as u32).collect();
+        fab.outboxes = Outboxes::new(i as u32, thread_of_node, threads);
         fab.meter = FlowMeter::new(LONG_LIVED_ID, spec.workload.long_lived_flows);
         if spec.output.packet_trace {
             let tracer =
@@ -569,7 +604,6 @@ pub(super) fn run(
             shared: &shared,
             mine: mine.collect(),
             local,
-            thread_of: &thread_of,
             of_node: &map.of_node,
             n_hosts,
             buffers: Vec::with_capacity(threads),
@@ -613,7 +647,9 @@ pub(super) fn run(
         .map(|p| CachePadded::into_inner(p).into_inner().expect("no thread panicked"))
         .collect();
     let end = outcome?;
-    Ok(coord.finish(parts, end, wall))
+    // Every window's crossings are delivered before the next: none should be left.
+    let in_transit = shared.crossings.iter().map(|b| b.lock().expect("no panic").len()).sum();
+    Ok(coord.finish(parts, in_transit, end, wall))
 }
 
 /// What the barrier decided.
@@ -819,13 +855,19 @@ impl<'s> Coordinator<'s> {
     }
 
     /// The run's output from the partitions' final state.
-    fn finish(self, parts: Vec<Partition>, end: End, wall: Instant) -> RunOutput {
+    fn finish(
+        self,
+        parts: Vec<Partition>,
+        in_transit: usize,
+        end: End,
+        wall: Instant,
+    ) -> RunOutput {
         let sim = self.sim;
         for (k, injected) in sim.timeseries.injected_packets.iter_mut().enumerate() {
             *injected = parts.iter().map(|p| p.injected_samples[k]).sum();
         }
         let c = PacketCounters::sum(parts.iter().map(|p| &p.fab.counters));
-        let in_transit: u64 = parts.iter().map(|p| p.fab.outbox.len() as u64).sum();
+        let in_transit = in_transit as u64;
         // Per partition: created + received = delivered + dropped + queued + on a wire + sent
         // away; globally, what was sent away was received or is still in transit.
         let mut conservation_error: i64 =
