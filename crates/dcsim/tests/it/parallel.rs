@@ -331,20 +331,42 @@ fn partitioned_fastpass_stays_close_to_the_sequential_model() {
 #[test]
 fn partitioned_homa_does_the_same_work_as_the_sequential_model() {
     let o = ["transport.protocol=homa", "workload.flows=600", "workload.flow_sizes=websearch"];
-    let seq = run(SMALL, &o, 1);
-    let par = run(PARTITIONED, &o, 2);
+    let (seq, par) = both_models(&o, 600);
     assert_eq!(par.summary.counters.partitions, 5);
-    assert_eq!((seq.summary.flows_completed, par.summary.flows_completed), (600, 600));
-    assert_eq!(par.summary.counters.conservation_error, 0);
-    let close = |what: &str, a: u64, b: u64, within: f64| {
-        let r = b as f64 / a as f64;
-        assert!(a > 0 && (r - 1.0).abs() < within, "{what}: {a} sequential, {b} partitioned");
-    };
     let (s, p) = (&seq.summary.counters, &par.summary.counters);
-    close("data packets", s.data_packets_injected, p.data_packets_injected, 0.01);
-    close("grants", s.transport_counters["grants"], p.transport_counters["grants"], 0.01);
-    let timeouts = |o: &RunOutput| o.records.timeouts.iter().map(|&t| t as u64).sum::<u64>();
-    close("timeouts", timeouts(&seq), timeouts(&par), 0.15);
+    assert_close("data packets", s.data_packets_injected, p.data_packets_injected, 0.01);
+    assert_close("grants", s.transport_counters["grants"], p.transport_counters["grants"], 0.01);
+    assert_close("timeouts", timeouts(&seq), timeouts(&par), 0.15);
+}
+
+/// The sequential run of `SMALL` and the partitioned one of `PARTITIONED` on 2 threads, both
+/// with `overrides`, after checking that both finish all `flows` flows and that the
+/// partitioned run conserves packets.
+fn both_models(overrides: &[&str], flows: u64) -> (RunOutput, RunOutput) {
+    let seq = run(SMALL, overrides, 1);
+    let par = run(PARTITIONED, overrides, 2);
+    assert_eq!((seq.summary.flows_completed, par.summary.flows_completed), (flows, flows));
+    assert_eq!(par.summary.counters.conservation_error, 0);
+    (seq, par)
+}
+
+/// Asserts that the sequential model's count `a` is not zero and that the partitioned
+/// model's `b` is within the fraction `within` of it.
+fn assert_close(what: &str, a: u64, b: u64, within: f64) {
+    assert!(a > 0, "{what}: none in the sequential model");
+    let r = b as f64 / a as f64;
+    assert!((r - 1.0).abs() < within, "{what}: {a} sequential, {b} partitioned");
+}
+
+/// Asserts that the two models' mean slowdowns are within 5 % of each other.
+fn assert_close_slowdowns(seq: &RunOutput, par: &RunOutput) {
+    let (a, b) = (seq.summary.mean_slowdown, par.summary.mean_slowdown);
+    assert!((b / a - 1.0).abs() < 0.05, "mean slowdown {a} sequential, {b} partitioned");
+}
+
+/// The run's timeouts (dcPIM: token re-issues), summed over its flows.
+fn timeouts(o: &RunOutput) -> u64 {
+    o.records.timeouts.iter().map(|&t| t as u64).sum()
 }
 
 /// One partition (a star of 6 hosts) at a load so low that flows never overlap, with
@@ -415,33 +437,15 @@ fn partitioned_dcpim_does_the_same_work_as_the_sequential_model() {
         "workload.flow_sizes=websearch",
         "workload.load=0.8",
     ];
-    let seq = run(SMALL, &o, 1);
-    let par = run(PARTITIONED, &o, 2);
+    let (seq, par) = both_models(&o, 600);
     assert_eq!(par.summary.counters.partitions, 5);
-    assert_eq!((seq.summary.flows_completed, par.summary.flows_completed), (600, 600));
-    assert_eq!(par.summary.counters.conservation_error, 0);
     let (s, p) = (&seq.summary.counters, &par.summary.counters);
-    let reissues = |o: &RunOutput| o.records.timeouts.iter().map(|&t| t as u64).sum::<u64>();
-    let pairs = [
-        ("data packets", s.data_packets_injected, p.data_packets_injected),
-        ("tokens", s.transport_counters["tokens"], p.transport_counters["tokens"]),
-        (
-            "matched channels",
-            s.transport_counters["matched_channels"],
-            p.transport_counters["matched_channels"],
-        ),
-        ("re-issues", reissues(&seq), reissues(&par)),
-    ];
-    for (what, a, b) in pairs {
-        assert!(a > 0, "{what}: none in the sequential model");
-        let within = if what == "re-issues" { 0.1 } else { 0.002 };
-        assert!(
-            (b as f64 / a as f64 - 1.0).abs() < within,
-            "{what}: {a} sequential, {b} partitioned"
-        );
-    }
-    let (a, b) = (seq.summary.mean_slowdown, par.summary.mean_slowdown);
-    assert!((b / a - 1.0).abs() < 0.05, "mean slowdown {a} sequential, {b} partitioned");
+    assert_close("data packets", s.data_packets_injected, p.data_packets_injected, 0.002);
+    assert_close("tokens", s.transport_counters["tokens"], p.transport_counters["tokens"], 0.002);
+    let channels = "matched_channels";
+    assert_close(channels, s.transport_counters[channels], p.transport_counters[channels], 0.002);
+    assert_close("re-issues", timeouts(&seq), timeouts(&par), 0.1);
+    assert_close_slowdowns(&seq, &par);
 }
 
 /// Issue 16 (opt-in): PASE runs partitioned with SRPT arbitration; EDF orders flows by their
@@ -501,28 +505,16 @@ fn partitioned_pase_does_the_same_work_as_the_sequential_model() {
         "workload.flow_sizes=websearch",
         "workload.load=0.8",
     ];
-    let seq = run(SMALL, &o, 1);
-    let par = run(PARTITIONED, &o, 2);
+    let (seq, par) = both_models(&o, 250);
     assert!(par.summary.counters.partitions > 1);
-    assert_eq!((seq.summary.flows_completed, par.summary.flows_completed), (250, 250));
-    assert_eq!(par.summary.counters.conservation_error, 0);
     let (s, p) = (&seq.summary.counters, &par.summary.counters);
-    let ratio = |what: &str, a: u64, b: u64| {
-        assert!(a > 0, "{what}: none in the sequential model");
-        b as f64 / a as f64
-    };
-    let close = |what: &str, a: u64, b: u64, within: f64| {
-        let r = ratio(what, a, b);
-        assert!((r - 1.0).abs() < within, "{what}: {a} sequential, {b} partitioned");
-    };
-    close("data packets", s.data_packets_injected, p.data_packets_injected, 0.01);
+    assert_close("data packets", s.data_packets_injected, p.data_packets_injected, 0.01);
     for name in ["arbitration_requests", "arbitration_switch_messages"] {
-        close(name, s.transport_counters[name], p.transport_counters[name], 0.02);
+        assert_close(name, s.transport_counters[name], p.transport_counters[name], 0.02);
     }
-    let (a, b) =
-        (s.transport_counters["arbitration_pruned"], p.transport_counters["arbitration_pruned"]);
-    let r = ratio("pruned", a, b);
-    assert!((0.5..2.0).contains(&r), "pruned: {a} sequential, {b} partitioned");
-    let (a, b) = (seq.summary.mean_slowdown, par.summary.mean_slowdown);
-    assert!((b / a - 1.0).abs() < 0.05, "mean slowdown {a} sequential, {b} partitioned");
+    // Pruning depends on which flows share a link at the moment a request passes: the two
+    // models agree only within 50 % on it (691 sequential, 860 partitioned here).
+    let pruned = "arbitration_pruned";
+    assert_close(pruned, s.transport_counters[pruned], p.transport_counters[pruned], 0.5);
+    assert_close_slowdowns(&seq, &par);
 }
