@@ -78,7 +78,7 @@ impl<E: Copy> Scheduler<E> {
     }
 
     /// Schedules `event` at absolute time `at`, which must not be in the past.
-    #[inline]
+    #[inline(always)]
     pub fn schedule_at(&mut self, at: SimTime, event: E) -> Result<(), SchedulingError> {
         if at < self.now {
             return Err(SchedulingError { requested: at, now: self.now });

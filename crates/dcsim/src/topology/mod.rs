@@ -514,13 +514,20 @@ impl Balancer {
         Balancer { mode, rr, rngs, n_hosts }
     }
 
-    /// Picks one of `choices` at switch `node` for a packet of flow `flow`.
-    #[inline]
+    /// Picks one of `choices` at switch `node` for a packet of flow `flow`. Inlined into the
+    /// switch's forwarding for the common case of one choice (a downward hop).
+    #[inline(always)]
     pub fn pick(&mut self, node: u32, flow: u32, choices: &[u32]) -> u32 {
-        let n = choices.len();
-        if n == 1 {
-            return choices[0];
+        match choices {
+            [only] => *only,
+            _ => self.pick_among(node, flow, choices),
         }
+    }
+
+    /// Picks one of several `choices` (an upward hop).
+    #[inline(never)]
+    fn pick_among(&mut self, node: u32, flow: u32, choices: &[u32]) -> u32 {
+        let n = choices.len();
         let i = match self.mode {
             LoadBalancing::Spray => {
                 // ns-2's multipath classifier: one round-robin counter per switch (§1.6).
