@@ -55,6 +55,7 @@ impl Completion {
 /// Schedules a sender's "NIC free" wake-up `wake` at `at` unless one is pending (`pending`,
 /// the host's flag): receiver-driven senders (pHost, Homa, dcPIM) send one packet each time
 /// their NIC goes idle, so one pending wake-up per host is enough.
+#[inline(always)]
 pub(crate) fn schedule_nic_wake(pending: &mut bool, at: SimTime, wake: Event, fab: &mut Fabric) {
     if !*pending {
         *pending = true;
@@ -64,6 +65,7 @@ pub(crate) fn schedule_nic_wake(pending: &mut bool, at: SimTime, wake: Event, fa
 
 /// On a sender's wake-up (see [`schedule_nic_wake`]): clears `pending`; while `host`'s NIC is
 /// still busy, schedules the next wake-up for when it goes idle and returns false.
+#[inline(always)]
 pub(crate) fn nic_free_on_wake(
     pending: &mut bool,
     host: u32,
