@@ -460,8 +460,8 @@ impl Fabric {
     }
 
     /// Packet `id` leaves this partition for `node`, which it reaches at `at`: it goes into
-    /// the outbox for `node`'s thread and its slot is freed here. Cold: the sequential model never calls it, and
-    /// its ports' forwarding stays as small as it was.
+    /// the outbox for `node`'s thread and its slot is freed here. Cold: the sequential model
+    /// never calls it, and its ports' forwarding stays as small as it was.
     #[cold]
     #[inline(never)]
     fn send_away(&mut self, node: u32, at: SimTime, id: PacketId) {

@@ -648,7 +648,8 @@ pub(super) fn run(
         .collect();
     let end = outcome?;
     // Every window's crossings are delivered before the next: none should be left.
-    let in_transit = shared.crossings.iter().map(|b| b.lock().expect("no panic").len()).sum();
+    let in_transit =
+        shared.crossings.iter().map(|b| b.lock().expect("no thread panicked").len()).sum();
     Ok(coord.finish(parts, in_transit, end, wall))
 }
 
