@@ -440,11 +440,13 @@ impl PhostTransport {
         sending_entry(&self.flows, self.numbering, p)
     }
 
+    #[inline(always)]
     fn wake_sender(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
         let wake = PhostEvent::SourceWake(host).encode();
         schedule_nic_wake(&mut self.hosts[host as usize].sender_wake_pending, at, wake, fab);
     }
 
+    #[inline(always)]
     fn wake_clock(&mut self, host: u32, at: SimTime, fab: &mut Fabric) {
         let h = &mut self.hosts[host as usize];
         if !h.clock_pending {
