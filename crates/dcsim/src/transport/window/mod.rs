@@ -619,7 +619,7 @@ fn rto<C: CongestionControl>(params: &WindowParams, fl: &Flow<C>) -> SimTime {
 }
 
 /// Makes sure a timer event is pending, no later than `rto_deadline` (see the module docs).
-#[inline]
+#[inline(always)]
 fn arm_timer<C: CongestionControl>(
     params: &WindowParams,
     slot: u32,
