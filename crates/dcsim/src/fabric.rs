@@ -532,9 +532,7 @@ impl Fabric {
     #[inline(never)]
     fn drop_before_port(&mut self, port: u32, id: PacketId) {
         let size = self.pool.get(id).size_bytes as u64;
-        let stats = &mut self.net.ports[port as usize].stats;
-        stats.dropped_packets += 1;
-        stats.dropped_bytes += size;
+        self.net.ports[port as usize].count_drop(size);
         if self.tracer.is_some() {
             self.trace_offer(port, id, Offer::Dropped(id));
         }
@@ -615,7 +613,7 @@ impl Fabric {
         let mut m: std::collections::BTreeMap<String, u64> =
             HopKind::ALL.iter().map(|h| (h.name().to_string(), 0)).collect();
         for p in &self.net.ports {
-            *m.get_mut(p.hop.name()).expect("all kinds present") += f(&p.stats);
+            *m.get_mut(p.hop.name()).expect("all kinds present") += f(&p.stats());
         }
         m
     }

@@ -120,16 +120,17 @@ impl PortSampler {
         }
         for &i in &self.which {
             let (i, p) = (i as usize, &mut ports[i as usize]);
+            let stats = p.stats();
             let (queue_bytes, queue_packets, committed) = match &mut p.queue {
                 PortQueue::Timeline(q) => {
                     // Bookkeeping only: forgets packets that have started by `t`, as the next
                     // arrival at this port (at or after `t`) would.
                     q.advance(t);
-                    (q.len_bytes(), q.len_packets(), p.stats.dequeued_bytes)
+                    (q.len_bytes(), q.len_packets(), stats.dequeued_bytes)
                 }
                 PortQueue::Scheduled(q) => {
                     use crate::queue::QueueDiscipline;
-                    (q.len_bytes(), q.len_packets(), p.stats.dequeued_bytes + q.len_bytes())
+                    (q.len_bytes(), q.len_packets(), stats.dequeued_bytes + q.len_bytes())
                 }
             };
             // Every byte committed to the link and not yet serialized lies between `t` and the
@@ -145,9 +146,9 @@ impl PortSampler {
             r.queue_bytes.push(queue_bytes);
             r.queue_packets.push(queue_packets as u32);
             r.tx_bytes.push(sent - last_sent);
-            r.dropped_packets.push(p.stats.dropped_packets - last_drops);
-            r.marked_packets.push(p.stats.marked_packets - last_marks);
-            self.last[i] = (sent, p.stats.dropped_packets, p.stats.marked_packets);
+            r.dropped_packets.push(stats.dropped_packets - last_drops);
+            r.marked_packets.push(stats.marked_packets - last_marks);
+            self.last[i] = (sent, stats.dropped_packets, stats.marked_packets);
         }
         true
     }
