@@ -344,7 +344,7 @@ struct Shared {
     /// window by the source's partitions to the destination's, each with its source
     /// partition, in order of source partition then of sending. The parity lets a thread
     /// deliver window w's crossings while another already sends window w + 1's.
-    crossings: Vec<Slot<(u32, Crossing)>>,
+    crossings: Vec<Slot<Crossing>>,
 }
 
 impl Shared {
@@ -365,12 +365,7 @@ impl Shared {
         }
     }
 
-    fn crossings(
-        &self,
-        window: u64,
-        from: usize,
-        to: usize,
-    ) -> MutexGuard<'_, Vec<(u32, Crossing)>> {
+    fn crossings(&self, window: u64, from: usize, to: usize) -> MutexGuard<'_, Vec<Crossing>> {
         let k = ((window % 2) as usize * self.threads + from) * self.threads + to;
         self.crossings[k].lock().expect("no thread panicked")
     }
@@ -396,7 +391,7 @@ struct Worker<'a> {
     n_hosts: u32,
     /// Scratch, kept from window to window: the crossing buffers being written or read, and
     /// the read positions.
-    buffers: Vec<MutexGuard<'a, Vec<(u32, Crossing)>>>,
+    buffers: Vec<MutexGuard<'a, Vec<Crossing>>>,
     read_at: Vec<usize>,
 }
 
@@ -472,9 +467,9 @@ impl Worker<'_> {
 /// Swaps a partition's stand-in outboxes with the thread's crossing buffers (one per thread
 /// of destination): before its window, so that it writes into them, and after, to give them
 /// back.
-fn lend<B>(outboxes: &mut [Vec<(u32, Crossing)>], buffers: &mut [B])
+fn lend<B>(outboxes: &mut [Vec<Crossing>], buffers: &mut [B])
 where
-    B: std::ops::DerefMut<Target = Vec<(u32, Crossing)>>,
+    B: std::ops::DerefMut<Target = Vec<Crossing>>,
 {
     for (out, buf) in outboxes.iter_mut().zip(buffers) {
         std::mem::swap(out, &mut **buf);
@@ -486,17 +481,16 @@ where
 /// then of sending, and empties the inboxes (`at`: scratch for the read positions).
 fn merge_by_source<B>(inboxes: &mut [B], at: &mut Vec<usize>, mut receive: impl FnMut(&Crossing))
 where
-    B: std::ops::DerefMut<Target = Vec<(u32, Crossing)>>,
+    B: std::ops::DerefMut<Target = Vec<Crossing>>,
 {
     at.clear();
     at.resize(inboxes.len(), 0);
     loop {
-        let next = (0..inboxes.len())
-            .filter_map(|i| inboxes[i].get(at[i]).map(|&(src, _)| (src, i)))
-            .min();
+        let next =
+            (0..inboxes.len()).filter_map(|i| inboxes[i].get(at[i]).map(|c| (c.from, i))).min();
         let Some((src, i)) = next else { break };
-        while let Some((s, c)) = inboxes[i].get(at[i]) {
-            if *s != src {
+        while let Some(c) = inboxes[i].get(at[i]) {
+            if c.from != src {
                 break;
             }
             receive(c);
@@ -978,9 +972,16 @@ mod tests {
     use super::*;
     use crate::packet::{Packet, PacketKind};
 
-    fn crossing(at_ns: u64, node: u32, flow: u32) -> Crossing {
+    fn crossing(from: u32, at_ns: u64, node: u32, flow: u32) -> Crossing {
         let packet = Packet::new(PacketKind::DATA, flow, 0, 0, 1, 0, 1500, SimTime::ZERO);
-        Crossing { at: SimTime::from_ns(at_ns), node, packet, trace: (0, 0) }
+        let at = SimTime::from_ns(at_ns);
+        Crossing { packet, at, trace_id: 0, trace_port: 0, node, from }
+    }
+
+    /// A crossing takes two cache lines (the packet's and one more).
+    #[test]
+    fn a_crossing_is_two_cache_lines() {
+        assert_eq!(std::mem::size_of::<Crossing>(), 128);
     }
 
     /// Issue 16 item 8: crossings are delivered by source partition, then in sending order,
@@ -990,12 +991,12 @@ mod tests {
     fn crossings_are_delivered_by_source_then_sending_order() {
         // Thread 0 ran partitions 0 and 3, thread 1 partitions 1 and 2.
         let mut from_thread_0 =
-            vec![(0, crossing(900, 2, 10)), (0, crossing(300, 3, 11)), (3, crossing(50, 2, 30))];
+            vec![crossing(0, 900, 2, 10), crossing(0, 300, 3, 11), crossing(3, 50, 2, 30)];
         let mut from_thread_1 = vec![
-            (1, crossing(100, 2, 40)),
-            (2, crossing(300, 2, 20)),
-            (2, crossing(100, 0, 21)),
-            (2, crossing(300, 2, 22)),
+            crossing(1, 100, 2, 40),
+            crossing(2, 300, 2, 20),
+            crossing(2, 100, 0, 21),
+            crossing(2, 300, 2, 22),
         ];
         let mut inboxes = [&mut from_thread_0, &mut from_thread_1];
         let mut seen = Vec::new();
