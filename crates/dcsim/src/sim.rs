@@ -286,14 +286,12 @@ impl Simulation {
         self.fab.counters.data_bytes_delivered - self.fab.meter.wire_bytes
     }
 
-    /// With long-lived flows, whose events never run out: called now and then, true once the
-    /// run's flows have made no progress (no packet of theirs delivered, no flow arrived) for
-    /// `stall_after` while some are open. `mark` holds the progress count last seen and when
-    /// it was first seen.
+    /// Called now and then: true once the run's flows have made no progress (no data of
+    /// theirs delivered, no flow arrived) for `stall_after` while some are open. `mark` holds
+    /// the progress count last seen and when it was first seen.
     fn stalled(&self, mark: &mut (u64, SimTime), stall_after: SimTime) -> bool {
         let now = self.fab.now();
-        let progress =
-            self.fab.counters.delivered - self.fab.meter.packets + self.records.len() as u64;
+        let progress = self.run_bytes_delivered() + self.records.len() as u64;
         if progress != mark.0 {
             *mark = (progress, now);
             return false;
@@ -447,14 +445,12 @@ impl Simulation {
         for f in self.workload.long_lived().to_vec() {
             self.transport.start_flow(&f, &mut self.fab);
         }
-        // The long-lived flows' events never run out, so a stalled flow of the run cannot end
-        // the run that way: with them, the run also stops (counting its open flows as
-        // stalled) once no packet of its flows has been delivered, and no flow has arrived,
-        // for eight of the longest retransmission timeouts (at least 1 ms; checked every 2¹⁶
-        // events).
-        let watch_stalls = self.spec.workload.long_lived_flows > 0;
-        let longest_rto_us = self.spec.transport.max_rto_us.max(self.spec.pfabric.rto_us);
-        let stall_after = SimTime::from_us_f64(8.0 * longest_rto_us).max(SimTime::from_ms(1));
+        // A stalled flow need not end the run by running out of events (long-lived flows'
+        // events never do, nor do a protocol's clocks while a flow waits, as dcPIM's matching
+        // rounds), so the run also stops, counting its open flows as stalled, once no data of
+        // its flows has been delivered and no flow has arrived for `stall_window` (checked
+        // every 2¹⁶ events).
+        let stall_after = stall_window(&self.spec);
         let mut progress_mark = (0, SimTime::ZERO);
         let mut stalled = false;
         self.schedule_next_arrival();
@@ -507,7 +503,7 @@ impl Simulation {
                 }
             }
             if self.fab.sched.processed() & 0xFFFF == 0 {
-                if watch_stalls && self.stalled(&mut progress_mark, stall_after) {
+                if self.stalled(&mut progress_mark, stall_after) {
                     stalled = true;
                     break;
                 }
@@ -646,6 +642,30 @@ impl Simulation {
         ts.flows_done.push(self.completed);
         true
     }
+}
+
+/// How long a run's flows may go without progress (no data of theirs delivered, no flow
+/// arrived) while some are open before the run ends and counts them as stalled: eight of the
+/// longest timeout after which the run's protocol resends (the window protocols' largest
+/// backed-off RTO, pFabric's and LAS's fixed one, Homa's RESEND timeout), at least 1 ms. The
+/// other protocols' recovery timers are microseconds (pHost's and dcPIM's token re-issues,
+/// Fastpass's re-request watchdog). Why a limit at all: a flow that can never finish ends a
+/// run by leaving no event only when nothing else runs; long-lived flows and protocols with
+/// clocks of their own (dcPIM's matching rounds go on while a host's requests cannot get
+/// through, `experiments/transports/side-by-side/README.md`) would otherwise run forever.
+pub(crate) fn stall_window(spec: &Spec) -> SimTime {
+    let protocol = spec.transport.protocol;
+    let mut longest_us = 0.0f64;
+    if protocol.reads_window_fields() {
+        longest_us = longest_us.max(spec.transport.max_rto_us);
+    }
+    if protocol.sections().contains(&"pfabric") {
+        longest_us = longest_us.max(spec.pfabric.rto_us);
+    }
+    if protocol.sections().contains(&"homa") {
+        longest_us = longest_us.max(spec.homa.resend_timeout_us);
+    }
+    SimTime::from_us_f64(8.0 * longest_us).max(SimTime::from_ms(1))
 }
 
 /// created + received − (delivered + dropped + queued + on a wire + sent away) of one fabric (a

@@ -686,7 +686,6 @@ struct Coordinator<'s> {
 
 impl<'s> Coordinator<'s> {
     fn new(sim: &'s mut Simulation, lookahead: SimTime) -> Self {
-        let longest_rto_us = sim.spec.transport.max_rto_us.max(sim.spec.pfabric.rto_us);
         let series_every = SimTime::from_us_f64(sim.spec.output.timeseries_us);
         sim.next = sim.workload.next_flow();
         Coordinator {
@@ -699,7 +698,7 @@ impl<'s> Coordinator<'s> {
             series_every,
             finished_at: None,
             progress_mark: (0, SimTime::ZERO),
-            stall_after: SimTime::from_us_f64(8.0 * longest_rto_us).max(SimTime::from_ms(1)),
+            stall_after: super::stall_window(&sim.spec),
             last_report: 0.0,
             windows: 0,
             peak_in_flight: 0,
@@ -747,8 +746,8 @@ impl<'s> Coordinator<'s> {
         if sim.next.is_none() && sim.completed == sim.records.len() as u64 {
             return Step::Stop(Ok(End { stalled: false }));
         }
-        if sim.spec.workload.long_lived_flows > 0 && end > SimTime::ZERO {
-            let count = totals.delivered + sim.records.len() as u64;
+        if end > SimTime::ZERO {
+            let count = totals.bytes_delivered + sim.records.len() as u64;
             if count != self.progress_mark.0 {
                 self.progress_mark = (count, end);
             } else if end - self.progress_mark.1 > self.stall_after

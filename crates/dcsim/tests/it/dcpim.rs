@@ -152,6 +152,30 @@ fn a_lost_packet_is_recovered_after_the_resend_wait() {
     assert_eq!(out.records.packets_sent[0], 11);
 }
 
+/// A packet that is lost every time it is sent: dcPIM's receiver keeps re-issuing its token
+/// and requesting channels every round, so the run's events never run out. The run ends
+/// once no data has been delivered for the stall window (1 ms for dcPIM, `stall_window`),
+/// at its first check after that (every 2¹⁶ events), with the flow counted as stalled (debug
+/// builds assert on it); before the window existed it ran on (here: until the progress
+/// callback's limit of 50 M events interrupted it, an error).
+#[test]
+#[cfg_attr(debug_assertions, should_panic(expected = "flows stalled"))]
+fn a_flow_that_can_never_finish_ends_the_run_as_stalled() {
+    let spec = spec_with_trace(&star(2, "channels = 1\n"), &["0,0,1,14600,0.00001"]);
+    let lose_always = LossRule { flow: 0, seq: 3, kind: PacketKind::DATA, hop: 0, count: u32::MAX };
+    let out = Simulation::new(spec)
+        .unwrap()
+        .with_loss(lose_always)
+        .run(&mut |p| p.events < 50_000_000)
+        .expect("the run ends before the callback's limit");
+    let c = &out.summary.counters;
+    assert_eq!((c.flows_stalled, out.summary.flows_completed), (1, 0));
+    // Packets 0-2 and 4-9 arrive by about 35 µs, then no data: the run ends at the first
+    // check (every 2¹⁶ events) after 1 ms, which on a 2-host star is 196.5 ms in.
+    assert!(c.sim_time_us > 1000.0 && c.sim_time_us < 1_000_000.0, "{}", c.sim_time_us);
+    assert_eq!(c.conservation_error, 0);
+}
+
 /// Issue 18, dcPIM "runs on every topology kind": a loaded run on each kind finishes every
 /// flow with packets conserved and no FCT below the ideal (`check_invariants`), and the
 /// matching carries data (channels matched, tokens sent).
