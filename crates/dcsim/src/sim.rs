@@ -286,19 +286,6 @@ impl Simulation {
         self.fab.counters.data_bytes_delivered - self.fab.meter.wire_bytes
     }
 
-    /// Called now and then: true once the run's flows have made no progress (no data of
-    /// theirs delivered, no flow arrived) for `stall_after` while some are open. `mark` holds
-    /// the progress count last seen and when it was first seen.
-    fn stalled(&self, mark: &mut (u64, SimTime), stall_after: SimTime) -> bool {
-        let now = self.fab.now();
-        let progress = self.run_bytes_delivered() + self.records.len() as u64;
-        if progress != mark.0 {
-            *mark = (progress, now);
-            return false;
-        }
-        now - mark.1 > stall_after && self.completed < self.records.len() as u64
-    }
-
     fn schedule_next_arrival(&mut self) {
         self.next = self.workload.next_flow();
         if let Some(n) = &self.next {
@@ -448,10 +435,9 @@ impl Simulation {
         // A stalled flow need not end the run by running out of events (long-lived flows'
         // events never do, nor do a protocol's clocks while a flow waits, as dcPIM's matching
         // rounds), so the run also stops, counting its open flows as stalled, once no data of
-        // its flows has been delivered and no flow has arrived for `stall_window` (checked
-        // every 2¹⁶ events).
-        let stall_after = stall_window(&self.spec);
-        let mut progress_mark = (0, SimTime::ZERO);
+        // its flows has been delivered and no flow has arrived for the stall window
+        // (`StallWatch`; checked every 2¹⁶ events).
+        let mut watch = StallWatch::new(&self.spec);
         let mut stalled = false;
         self.schedule_next_arrival();
         let mut last_report = 0.0f64;
@@ -503,7 +489,9 @@ impl Simulation {
                 }
             }
             if self.fab.sched.processed() & 0xFFFF == 0 {
-                if self.stalled(&mut progress_mark, stall_after) {
+                let open = self.completed < self.records.len() as u64;
+                let so_far = self.run_bytes_delivered() + self.records.len() as u64;
+                if watch.stalled(self.fab.now(), so_far, open) {
                     stalled = true;
                     break;
                 }
@@ -644,28 +632,48 @@ impl Simulation {
     }
 }
 
-/// How long a run's flows may go without progress (no data of theirs delivered, no flow
-/// arrived) while some are open before the run ends and counts them as stalled: eight of the
-/// longest timeout after which the run's protocol resends (the window protocols' largest
-/// backed-off RTO, pFabric's and LAS's fixed one, Homa's RESEND timeout), at least 1 ms. The
-/// other protocols' recovery timers are microseconds (pHost's and dcPIM's token re-issues,
-/// Fastpass's re-request watchdog). Why a limit at all: a flow that can never finish ends a
-/// run by leaving no event only when nothing else runs; long-lived flows and protocols with
-/// clocks of their own (dcPIM's matching rounds go on while a host's requests cannot get
-/// through, `experiments/transports/side-by-side/README.md`) would otherwise run forever.
-pub(crate) fn stall_window(spec: &Spec) -> SimTime {
-    let protocol = spec.transport.protocol;
-    let mut longest_us = 0.0f64;
-    if protocol.reads_window_fields() {
-        longest_us = longest_us.max(spec.transport.max_rto_us);
+/// Ends a run whose flows no longer progress. A flow that can never finish ends a run by
+/// leaving no event only when nothing else runs; long-lived flows and protocols with clocks of
+/// their own (dcPIM's matching rounds go on while a host's requests cannot get through,
+/// `experiments/transports/side-by-side/README.md`) would otherwise run forever. Both models
+/// ask it now and then.
+pub(crate) struct StallWatch {
+    /// How long the run's flows may go without progress while some are open: eight of the
+    /// longest timeout after which the run's protocol resends (the window protocols' largest
+    /// backed-off RTO, pFabric's and LAS's fixed one, Homa's RESEND timeout), at least 1 ms.
+    /// The other protocols' recovery timers are microseconds (pHost's and dcPIM's token
+    /// re-issues, Fastpass's re-request watchdog).
+    after: SimTime,
+    /// The progress count last seen and when it was first seen.
+    mark: (u64, SimTime),
+}
+
+impl StallWatch {
+    pub(crate) fn new(spec: &Spec) -> Self {
+        let protocol = spec.transport.protocol;
+        let mut longest_us = 0.0f64;
+        if protocol.reads_window_fields() {
+            longest_us = longest_us.max(spec.transport.max_rto_us);
+        }
+        if protocol.sections().contains(&"pfabric") {
+            longest_us = longest_us.max(spec.pfabric.rto_us);
+        }
+        if protocol.sections().contains(&"homa") {
+            longest_us = longest_us.max(spec.homa.resend_timeout_us);
+        }
+        let after = SimTime::from_us_f64(8.0 * longest_us).max(SimTime::from_ms(1));
+        StallWatch { after, mark: (0, SimTime::ZERO) }
     }
-    if protocol.sections().contains(&"pfabric") {
-        longest_us = longest_us.max(spec.pfabric.rto_us);
+
+    /// True once `progress` (data bytes of the run's flows delivered plus flows arrived) has
+    /// not moved for the stall window at `now` while flows are `open`.
+    pub(crate) fn stalled(&mut self, now: SimTime, progress: u64, open: bool) -> bool {
+        if progress != self.mark.0 {
+            self.mark = (progress, now);
+            return false;
+        }
+        open && now - self.mark.1 > self.after
     }
-    if protocol.sections().contains(&"homa") {
-        longest_us = longest_us.max(spec.homa.resend_timeout_us);
-    }
-    SimTime::from_us_f64(8.0 * longest_us).max(SimTime::from_ms(1))
 }
 
 /// created + received − (delivered + dropped + queued + on a wire + sent away) of one fabric (a

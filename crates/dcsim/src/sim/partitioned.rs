@@ -245,8 +245,6 @@ struct Report {
     in_flight: AtomicU64,
     /// Completions they put in the thread's completion buffer.
     completions: AtomicU64,
-    /// Packets delivered to hosts, the long-lived flows' left out.
-    delivered: AtomicU64,
     /// Data bytes (on the wire) of the run's flows delivered.
     bytes_delivered: AtomicU64,
     /// Data packets injected, retransmissions left out.
@@ -260,7 +258,6 @@ struct Report {
 struct Totals {
     next_event: Option<SimTime>,
     in_flight: u64,
-    delivered: u64,
     bytes_delivered: u64,
     injected: u64,
     events: u64,
@@ -279,7 +276,6 @@ impl Totals {
     fn add_partition(&mut self, p: &Partition) {
         self.next_event = earliest(self.next_event, p.next_event);
         self.in_flight += p.fab.pool.live() as u64;
-        self.delivered += p.fab.counters.delivered - p.fab.meter.packets;
         self.bytes_delivered += p.fab.counters.data_bytes_delivered - p.fab.meter.wire_bytes;
         self.injected += p.fab.counters.data - p.fab.counters.data_retransmitted;
         self.events += p.fab.sched.processed();
@@ -290,7 +286,6 @@ impl Totals {
         r.next_event.store(next, Ordering::Relaxed);
         r.in_flight.store(self.in_flight, Ordering::Relaxed);
         r.completions.store(completions, Ordering::Relaxed);
-        r.delivered.store(self.delivered, Ordering::Relaxed);
         r.bytes_delivered.store(self.bytes_delivered, Ordering::Relaxed);
         r.injected.store(self.injected, Ordering::Relaxed);
         r.events.store(self.events, Ordering::Relaxed);
@@ -305,7 +300,6 @@ impl Totals {
                 t.next_event = Some(t.next_event.map_or(SimTime(next), |x| x.min(SimTime(next))));
             }
             t.in_flight += r.in_flight.load(Ordering::Relaxed);
-            t.delivered += r.delivered.load(Ordering::Relaxed);
             t.bytes_delivered += r.bytes_delivered.load(Ordering::Relaxed);
             t.injected += r.injected.load(Ordering::Relaxed);
             t.events += r.events.load(Ordering::Relaxed);
@@ -676,9 +670,8 @@ struct Coordinator<'s> {
     series_every: SimTime,
     /// With `n-finished`: the deciding completion's time.
     finished_at: Option<SimTime>,
-    /// With long-lived flows: (progress count, when first seen).
-    progress_mark: (u64, SimTime),
-    stall_after: SimTime,
+    /// Ends the run once its flows stop progressing.
+    stall_watch: super::StallWatch,
     last_report: f64,
     windows: u64,
     peak_in_flight: u64,
@@ -697,8 +690,7 @@ impl<'s> Coordinator<'s> {
             series_due: if series_every > SimTime::ZERO { SimTime::ZERO } else { SimTime::MAX },
             series_every,
             finished_at: None,
-            progress_mark: (0, SimTime::ZERO),
-            stall_after: super::stall_window(&sim.spec),
+            stall_watch: super::StallWatch::new(&sim.spec),
             last_report: 0.0,
             windows: 0,
             peak_in_flight: 0,
@@ -746,15 +738,10 @@ impl<'s> Coordinator<'s> {
         if sim.next.is_none() && sim.completed == sim.records.len() as u64 {
             return Step::Stop(Ok(End { stalled: false }));
         }
-        if end > SimTime::ZERO {
-            let count = totals.bytes_delivered + sim.records.len() as u64;
-            if count != self.progress_mark.0 {
-                self.progress_mark = (count, end);
-            } else if end - self.progress_mark.1 > self.stall_after
-                && sim.completed < sim.records.len() as u64
-            {
-                return Step::Stop(Ok(End { stalled: true }));
-            }
+        let open = sim.completed < sim.records.len() as u64;
+        let so_far = totals.bytes_delivered + sim.records.len() as u64;
+        if end > SimTime::ZERO && self.stall_watch.stalled(end, so_far, open) {
+            return Step::Stop(Ok(End { stalled: true }));
         }
         if end > self.limit {
             return Step::Stop(Ok(End { stalled: false }));

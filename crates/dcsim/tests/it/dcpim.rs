@@ -154,7 +154,7 @@ fn a_lost_packet_is_recovered_after_the_resend_wait() {
 
 /// A packet that is lost every time it is sent: dcPIM's receiver keeps re-issuing its token
 /// and requesting channels every round, so the run's events never run out. The run ends
-/// once no data has been delivered for the stall window (1 ms for dcPIM, `stall_window`),
+/// once no data has been delivered for the stall window (1 ms for dcPIM, `StallWatch`),
 /// at its first check after that (every 2¹⁶ events), with the flow counted as stalled (debug
 /// builds assert on it); before the window existed it ran on (here: until the progress
 /// callback's limit of 50 M events interrupted it, an error).
