@@ -519,7 +519,7 @@ impl PaseTransport {
                     }
                 }
                 let a = &self.arbitrators[link as usize];
-                out = out.combine(a.assign(flow, self.params.queues, base));
+                out = out.combine(a.assign_recorded(flow, key, want, self.params.queues, base));
             }
         }
         out
