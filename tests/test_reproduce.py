@@ -510,3 +510,31 @@ def test_a_figure_without_a_sweep_names_the_seeds_of_its_own_runs():
     simulated = rep.provenance_text(rep.provenance("x", "paper", [1, 2]), "paper")
     assert simulated.startswith("_Paper scale, 2 seeds (1, 2)")
     assert "(paper scale)" in rep.comparison_markdown("pfabric-sigcomm-fig16", [], "paper", simulated)
+
+
+def test_side_by_side_marks_a_run_that_stopped_with_stalled_flows(tmp_path, monkeypatch):
+    """A run that stopped with flows stalled (docs/metrics.md) has no mean over all its flows:
+    the comparison gives the finished flows' mean as a lower bound, the plot hatches its bars."""
+    import pandas as pd
+
+    from dcsim import reproduce as rep
+
+    mod = rep.module("transports-side-by-side")
+    base = {"workload.flow_sizes": "websearch", "workload.load": 0.8, "flows_completed": 100}
+    base |= {"mean_slowdown": 2.0, "p99_slowdown": 9.0}
+    runs = pd.DataFrame(
+        [
+            base | {"transport.protocol": "phost", "flows_stalled": 0},
+            base | {"transport.protocol": "dcpim", "flows_stalled": 276, "mean_slowdown": 22.55},
+        ]
+    )
+    d = mod.data(runs)
+    assert list(d.flows_stalled) == [0, 276]
+    ours = mod.compare(d)
+    assert ours["Web search, load 0.8: pHost mean slowdown"] == 2.0
+    assert ours["Web search, load 0.8: dcPIM mean slowdown"] == "≥ 22.55 (276 flows stalled)"
+    saved = []
+    monkeypatch.setattr(mod.dplot, "save", lambda fig, path: saved.append(fig))
+    mod.plot(d, tmp_path / "figure.png")
+    hatched = [b for ax in saved[0].axes for b in ax.patches if b.get_hatch()]
+    assert len(hatched) == 2, "the dcPIM bar of the mean and of the p99 panel"
