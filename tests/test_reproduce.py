@@ -90,6 +90,25 @@ def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
     # A second reproduce reuses every run.
     again = dcsim_cli("reproduce", NAME, "--out", out, cwd=tmp_path)
     assert again.returncode == 0
+    # --finished-only runs nothing and draws what is there, saying what is missing.
+    runs = out / "_runs" / "runs"
+    hashes = sorted(d.name for d in runs.iterdir() if not d.name.startswith("."))
+    aside = tmp_path / "aside"
+    shutil.move(runs / hashes[0], aside)
+    part = dcsim_cli("reproduce", NAME, "--out", out, "--finished-only", cwd=tmp_path)
+    assert part.returncode == 0, part.stderr
+    assert not (runs / hashes[0]).exists(), "--finished-only ran a run"
+    n = len(hashes)
+    data, produced = rep.read_data_csv(d / "data.csv")
+    assert produced["runs"].startswith(f"{n - 1} of {n} ")
+    comp = (d / "comparison.md").read_text()
+    assert f"**partial: {n - 1} of {n} runs**" in comp and f"- `{hashes[0]}`: " in comp
+    shutil.move(aside, runs / hashes[0])
+    again = dcsim_cli("reproduce", NAME, "--out", out, "--finished-only", cwd=tmp_path)
+    assert again.returncode == 0 and "runs" not in rep.read_data_csv(d / "data.csv")[1]
+    assert "partial" not in (d / "comparison.md").read_text()
+    nothing = dcsim_cli("reproduce", NAME, "--out", tmp_path / "empty", "--finished-only", cwd=tmp_path)
+    assert nothing.returncode == 2 and "none of its" in nothing.stderr
     # The gallery collects it.
     docs = tmp_path / "docs"
     g = dcsim_cli("gallery", "--results", out, "--docs", docs)

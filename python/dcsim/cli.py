@@ -4,7 +4,7 @@
     dcsim validate SPEC.toml [--set key=value ...] [--strict]
     dcsim show SPEC.toml [--set key=value ...] [--strict]
     dcsim sweep SPEC.toml [--out DIR] [--jobs N | --ray [ADDRESS]] [--scale NAME] [--fail-fast] [--dry-run] [--strict]
-    dcsim reproduce NAME|--all|--list [--scale quick|paper] [--jobs N | --ray [ADDRESS]] [--out DIR]
+    dcsim reproduce NAME|--all|--list [--scale quick|paper] [--jobs N | --ray [ADDRESS]] [--out DIR] [--finished-only]
     dcsim gallery [--results DIR] [--docs DIR] [--scale quick|paper] [--refresh]
     dcsim completion bash|zsh|tcsh
 
@@ -154,6 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", default="results", help="results directory (default: results/)")
     p.add_argument("--docs", default="docs", help="with --all: where the gallery goes (default: docs/)")
+    p.add_argument(
+        "--finished-only",
+        action="store_true",
+        help="run nothing: draw the figure from its runs already complete in --out, saying which are missing",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     _add_exec_args(p)
 
@@ -322,6 +327,9 @@ def _reproduce_cmd(args) -> int:
             near = get_close_matches(n, rep.names(), n=1)
             hint = f"; did you mean `{near[0]}`?" if near else "; see `dcsim reproduce --list`"
             raise SpecError(f"unknown experiment `{n}`{hint}", "name")
+    if args.all and args.finished_only:
+        # A figure without a sweep runs its own simulations (or none): nothing to draw it from.
+        todo = [n for n in todo if rep.sweep_path(n) is not None]
     for n in todo:
         print(f"== {n} ({args.scale})", file=sys.stderr)
         paths = rep.reproduce(
@@ -332,6 +340,7 @@ def _reproduce_cmd(args) -> int:
             use_ray=args.ray is not None,
             ray_address=args.ray or None,
             progress=False if args.quiet else None,
+            finished_only=args.finished_only,
         )
         print((paths["comparison"]).read_text())
         print(f"wrote {paths['figure']}, {paths['data']}, {paths['comparison']}")

@@ -62,7 +62,7 @@ from . import plot as dplot
 from .optional import require
 from .replicates import Estimate
 from .spec import SpecError
-from .sweep import StaleRunsWarning, load, plan, run_sweep
+from .sweep import StaleRunsWarning, load, plan, record_plan, run_sweep
 
 
 def experiments_dir() -> Path:
@@ -422,9 +422,15 @@ def reproduce(
     use_ray: bool = False,
     ray_address: str | None = None,
     progress: bool | None = None,
+    finished_only: bool = False,
 ) -> dict[str, Path]:
     """Runs experiment `name` at `scale` and writes figure.png, data.csv, comparison.md.
-    Needs matplotlib (``dcsim[plot]``): checked before anything is simulated."""
+    Needs matplotlib (``dcsim[plot]``): checked before anything is simulated.
+
+    ``finished_only=True`` runs nothing: the figure is drawn from the runs of the experiment's
+    sweep already complete in the results store (a paper-scale sweep too long for one sitting,
+    drawn as far as it got). A figure missing runs says so under it, in its CSVs' ``# runs:``
+    line and in comparison.md, which lists the runs missing."""
     require("matplotlib", f"dcsim reproduce {name} (its figure)")
     mod = module(name)
     out = Path(out_root) / name / scale
@@ -434,10 +440,26 @@ def reproduce(
     store = Path(out_root) / "_runs"
     spec_path = sweep_path(name)
     runs = None
+    missing: list[Any] = []
+    planned = 0
     if spec_path is not None:
         # No unused-field warnings: figures share setting files (PASE's sets `[pfabric]` for
         # the figures that run pFabric), so a figure's sweep may leave part of one unused.
         p = plan(spec_path, scale=scale, warn=False)
+        planned = len(p.runs)
+        if finished_only:
+            missing = record_plan(p, store)
+            if len(missing) == planned:
+                raise SpecError(
+                    f"{name}: none of its {planned} {scale}-scale runs is complete in {store}; "
+                    "run it without --finished-only first",
+                    "--finished-only",
+                )
+    elif finished_only:
+        raise SpecError(
+            f"{name} has no sweep (its figure runs nothing): --finished-only does not apply", "--finished-only"
+        )
+    if spec_path is not None and not finished_only:
         report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
         if not report.ok:
             failed = "\n".join(
@@ -454,17 +476,32 @@ def reproduce(
         fd = figure_data(mod, runs, store)
     seeds = fd.seeds if spec_path is not None else getattr(mod, "SEEDS", None)
     produced = provenance(name, scale, seeds)
+    if missing:
+        produced["runs"] = f"{planned - len(missing)} of {planned} (partial: drawn with --finished-only)"
     write_data_csv(out / "data.csv", fd.csv_frame(), produced)
     seeds_csv = out / "data-seeds.csv"
     if fd.replicated:
         write_data_csv(seeds_csv, fd.per_seed, produced)
     elif seeds_csv.exists():
         seeds_csv.unlink()
-    note = "; ".join(t for t in (scale_caption(spec_path, scale), fd.caption()) if t)
+    partial = f"PARTIAL: {planned - len(missing)} of {planned} runs" if missing else ""
+    note = "; ".join(t for t in (partial, scale_caption(spec_path, scale), fd.caption()) if t)
     with dplot.caption(note):
         mod.plot(fd.plot_frame(), out / "figure.png")
-    (out / "comparison.md").write_text(comparison(name, fd.by_seed(), scale, mod, produced))
+    text = comparison(name, fd.by_seed(), scale, mod, produced)
+    if missing:
+        text += missing_runs_markdown(missing)
+    (out / "comparison.md").write_text(text)
     return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
+
+
+def missing_runs_markdown(missing: list[Any]) -> str:
+    """comparison.md's list of the planned runs a partial figure was drawn without."""
+    lines = ["", f"### Runs not in this figure ({len(missing)}: not finished when it was drawn)", ""]
+    for r in missing:
+        params = ", ".join(f"{k} = {v}" for k, v in r.params.items())
+        lines.append(f"- `{r.hash}`: {params}")
+    return "\n".join(lines) + "\n"
 
 
 def scale_caption(spec_path: Path | None, scale: str) -> str:
@@ -550,7 +587,9 @@ def provenance_text(produced: Mapping[str, str] | None, scale: str) -> str:
     n = len(seeds.split())
     what = f"{n} seed{'s' if n != 1 else ''} ({', '.join(seeds.split())})"
     scale = produced.get("scale", scale)
-    return f"_{scale.capitalize()} scale, {what}; dcsim {produced.get('dcsim')}, commit {produced.get('commit')}._"
+    partial = f"; **partial: {produced['runs'].split(' (')[0]} runs**" if produced.get("runs") else ""
+    made_by = f"dcsim {produced.get('dcsim')}, commit {produced.get('commit')}"
+    return f"_{scale.capitalize()} scale, {what}{partial}; {made_by}._"
 
 
 def write_data_csv(path: Path, frame: Any, produced: Mapping[str, str]) -> None:

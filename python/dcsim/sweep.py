@@ -597,6 +597,19 @@ def run_sweep(
         return _run_locked(p, out, jobs, ray_address, use_ray, fail_fast, progress, max_attempts, on_event)
 
 
+def record_plan(p: Plan, out: os.PathLike) -> list[PlannedRun]:
+    """Makes `p` the current plan of `out` (its ``sweep.json``) without running anything, so
+    that :func:`load` takes the runs of `p` already complete there; returns the runs of `p`
+    not complete (failed or never run). Refused, like a second sweep, while a sweep runs in
+    `out`."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    with _DirectoryLock(out):
+        _write_manifest(out, p)
+    done = {d.name for d in complete_runs(out)}
+    return [r for r in p.runs if r.hash not in done]
+
+
 class _DirectoryLock:
     """An exclusive lock on a sweep directory (``.lock``, released when the process ends)."""
 
