@@ -557,3 +557,6 @@ def test_side_by_side_marks_a_run_that_stopped_with_stalled_flows(tmp_path, monk
     mod.plot(d, tmp_path / "figure.png")
     hatched = [b for ax in saved[0].axes for b in ax.patches if b.get_hatch()]
     assert len(hatched) == 2, "the dcPIM bar of the mean and of the p99 panel"
+    remarks = [t.get_text() for ax in saved[0].axes if "Web search, load 0.8" in ax.get_title() for t in ax.texts]
+    assert len(remarks) == 2 and all("no run: pFabric, Fastpass, PIAS, PASE, Homa" in r for r in remarks)
+    assert all("dcPIM stopped with 276 flows stalled" in r for r in remarks)

@@ -59,6 +59,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
             part = d[(d.workload == workload) & ((d.load - load).abs() < 1e-9)]
             bins = [b for b in BINS if (part.bin == b).any()]
             x = np.arange(len(bins))
+            remarks = []
             for i, name in enumerate(names):
                 s = part[part.protocol == name].set_index("bin").reindex(bins)
                 xs = x + (i - (len(names) - 1) / 2) * width
@@ -71,16 +72,18 @@ def plot(d: pd.DataFrame, path: Path) -> None:
                         bar.set_edgecolor("black")
                 if (stalled > 0).any():
                     n = int(stalled.max())
-                    ax.text(
-                        0.01,
-                        0.98,
-                        f"hatched: {name} stopped with {n:,} flows stalled;\nfinished flows only (a lower bound)",
-                        transform=ax.transAxes,
-                        fontsize=6,
-                        va="top",
+                    remarks.append(
+                        f"hatched: {name} stopped with {n:,} flows stalled;\nfinished flows only (a lower bound)"
                     )
                 err = dplot.ci95(s, col)
                 dplot.errorbars(ax, xs, s[col], err, "#333333")
+            # A figure drawn from part of its runs (`--finished-only`) must not pass a missing
+            # protocol off as a bar too small to see.
+            absent = [name for name in names if not (part.protocol == name).any()]
+            if absent:
+                remarks.append("no run: " + ", ".join(absent))
+            if remarks:
+                ax.text(0.01, 0.98, "\n".join(remarks), transform=ax.transAxes, fontsize=6, va="top")
             ax.set_xticks(x)
             ax.set_xticklabels([BINS[b] for b in bins], fontsize=7)
             ax.set_yscale("log")
