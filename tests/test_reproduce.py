@@ -107,6 +107,8 @@ def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
     again = dcsim_cli("reproduce", NAME, "--out", out, "--finished-only", cwd=tmp_path)
     assert again.returncode == 0 and "runs" not in rep.read_data_csv(d / "data.csv")[1]
     assert "partial" not in (d / "comparison.md").read_text()
+    jobs = dcsim_cli("reproduce", NAME, "--out", out, "--finished-only", "--jobs", "2", cwd=tmp_path)
+    assert jobs.returncode == 2 and "--jobs has no effect with --finished-only" in jobs.stderr
     nothing = dcsim_cli("reproduce", NAME, "--out", tmp_path / "empty", "--finished-only", cwd=tmp_path)
     assert nothing.returncode == 2 and "none of its" in nothing.stderr
     # The gallery collects it.

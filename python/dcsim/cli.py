@@ -327,6 +327,10 @@ def _reproduce_cmd(args) -> int:
             near = get_close_matches(n, rep.names(), n=1)
             hint = f"; did you mean `{near[0]}`?" if near else "; see `dcsim reproduce --list`"
             raise SpecError(f"unknown experiment `{n}`{hint}", "name")
+    if args.finished_only and (args.jobs is not None or args.ray is not None):
+        # Nothing runs, so a way to run would be silently ignored.
+        option = "--jobs" if args.jobs is not None else "--ray"
+        raise SpecError(f"{option} has no effect with --finished-only, which runs nothing", option)
     if args.all and args.finished_only:
         # A figure without a sweep runs its own simulations (or none): nothing to draw it from.
         todo = [n for n in todo if rep.sweep_path(n) is not None]
