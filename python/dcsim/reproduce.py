@@ -442,6 +442,10 @@ def reproduce(
     runs = None
     missing: list[Any] = []
     planned = 0
+    if spec_path is None and finished_only:
+        raise SpecError(
+            f"{name} has no sweep (its figure runs nothing): --finished-only does not apply", "--finished-only"
+        )
     if spec_path is not None:
         # No unused-field warnings: figures share setting files (PASE's sets `[pfabric]` for
         # the figures that run pFabric), so a figure's sweep may leave part of one unused.
@@ -455,17 +459,15 @@ def reproduce(
                     "run it without --finished-only first",
                     "--finished-only",
                 )
-    elif finished_only:
-        raise SpecError(
-            f"{name} has no sweep (its figure runs nothing): --finished-only does not apply", "--finished-only"
-        )
-    if spec_path is not None and not finished_only:
-        report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
-        if not report.ok:
-            failed = "\n".join(
-                f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items()
-            )
-            raise RuntimeError(f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}")
+        else:
+            report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
+            if not report.ok:
+                failed = "\n".join(
+                    f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items()
+                )
+                raise RuntimeError(
+                    f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}"
+                )
     # The store is shared by every reproduction, so it always holds runs of other plans: load
     # (here and in a figure's data) takes the runs of this plan, the store's sweep.json, and
     # the warning about the others would tell nothing new.
