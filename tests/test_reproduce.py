@@ -562,3 +562,58 @@ def test_side_by_side_marks_a_run_that_stopped_with_stalled_flows(tmp_path, monk
     remarks = [t.get_text() for ax in saved[0].axes if "Web search, load 0.8" in ax.get_title() for t in ax.texts]
     assert len(remarks) == 2 and all("no run: pFabric, Fastpass, PIAS, PASE, Homa" in r for r in remarks)
     assert all("dcPIM stopped with 276 flows stalled" in r for r in remarks)
+
+
+def test_incast_receivers_bound_serves_each_receiver_in_arrival_order():
+    """pHost Fig. 9(d)'s lower bound, by hand: receiver 7 gets requests at 0 and 10 µs (100 µs
+    of bytes each), so they finish at 100 and 200 (RCTs 100 and 190); receiver 3's lone request
+    at 50 takes 40. Mean (100 + 190 + 40) / 3 µs."""
+    import numpy as np
+
+    from dcsim import reproduce as rep
+
+    bound = rep.module("phost-fig9-incast").receiver_bound_ms
+    arrival, receiver, service = np.array([10.0, 50.0, 0.0]), np.array([7, 3, 7]), np.array([100.0, 40.0, 100.0])
+    assert bound(arrival, receiver, service) == pytest.approx((100 + 190 + 40) / 3 / 1e3)
+    # A gap between requests leaves the link idle: the later one waits for nothing.
+    assert bound(np.array([0.0, 500.0]), np.array([1, 1]), np.array([100.0, 100.0])) == pytest.approx(0.1)
+
+
+def test_incast_figure_bound_holds_on_simulated_runs(tmp_path):
+    """No protocol's mean request completion time beats the receivers' bound, and a request's
+    flows finish after its first one (the figure's columns, from a small incast sweep)."""
+    from conftest import write
+    from dcsim import reproduce as rep
+
+    spec = write(
+        tmp_path,
+        """
+name = "incast-bound"
+seed = 3
+[topology]
+kind = "leaf-spine"
+racks = 2
+hosts_per_rack = 4
+spines = 2
+[workload]
+matrix = "incast"
+flow_sizes = 400000
+incast_senders = 4
+flows = 24
+load = 0.6
+[sweep]
+"transport.protocol" = ["pfabric", "phost", "fastpass"]
+""",
+    )
+    out = tmp_path / "store"
+    p = dcsim_cli("sweep", spec, "--out", out, "--jobs", "1", "-q")
+    assert p.returncode == 0, p.stderr
+    runs = dcsim.load(out)
+    mod = rep.module("phost-fig9-incast")
+    per_run = mod.requests(out, runs).join(runs.set_index("run")[["mean_request_completion_us"]])
+    assert len(per_run) == 3
+    # Each request: 4 flows of 100,000 B, 69 packets each with 40 B of headers, 411,040 B on the
+    # receiver's 10 Gbps link: 328.8 µs, the least any request can take.
+    assert (per_run.rct_bound_ms >= 0.3288).all()
+    assert (per_run.mean_request_completion_us / 1e3 >= per_run.rct_bound_ms).all()
+    assert (per_run.flow_spread_ms >= 0).all()
