@@ -406,6 +406,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "homa.scheduled_levels": 7,
     "homa.overcommit": 7,
     "homa.cutoff_method": "cbf-graduated",
+    "homa.priority_rule": "message-size",
     "homa.unscheduled_cutoffs": [],
     "homa.resend_timeout_us": 1000.0,
 }

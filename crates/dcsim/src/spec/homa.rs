@@ -6,8 +6,9 @@ use super::reader::Section;
 use super::workload::{FlowSizes, WorkloadSpec};
 use crate::cdf::Cdf;
 use crate::error::SpecError;
-use crate::units::MAX_FLOW_BYTES;
+use crate::units::{CONTROL_BYTES, HEADER_BYTES, MAX_FLOW_BYTES, MSS_BYTES};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 crate::choice! {
     /// How Homa's unscheduled priority cutoffs are chosen when `homa.unscheduled_cutoffs` is not
@@ -18,6 +19,20 @@ crate::choice! {
         CbfGraduated = "cbf-graduated",
         /// The cutoffs must be given in `homa.unscheduled_cutoffs`.
         Explicit = "explicit",
+    }
+}
+
+crate::choice! {
+    /// What sets the level of a message's packets that go at an unscheduled level.
+    pub enum HomaPriorityRule {
+        /// Every unscheduled packet at the level of the message's size; scheduled packets at
+        /// their grant's level (the rule as Homa §3 states it: unscheduled priority from the message size).
+        MessageSize = "message-size",
+        /// The authors' simulator (`STATIC_CBF_GRADUATED` with `boostTailBytesPrio` =
+        /// RTTbytes): each unscheduled packet, and each scheduled packet of the message's last
+        /// RTTbytes on the wire, at the unscheduled level of the message bytes left from that
+        /// packet on; cutoffs from the shares of those packets' bytes.
+        BytesLeft = "bytes-left",
     }
 }
 
@@ -40,6 +55,9 @@ pub struct HomaSpec {
     /// `cbf-graduated` (default: equal shares of unscheduled bytes per unscheduled level, from
     /// the workload's size CDF) or `explicit` (`unscheduled_cutoffs` must be given).
     pub cutoff_method: HomaCutoffMethod,
+    /// `message-size` (default) or `bytes-left` (the authors' simulator): what sets the level
+    /// of the packets that go at an unscheduled level ([`HomaPriorityRule`]).
+    pub priority_rule: HomaPriorityRule,
     /// Increasing message sizes, bytes: a message of at most `unscheduled_cutoffs[k]` bytes
     /// sends its unscheduled packets at level k (0 highest), a larger one at the next level.
     /// At most `priority_levels − scheduled_levels − 1` of them; resolved from
@@ -76,6 +94,7 @@ pub fn resolve(h: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<HomaSpec
     }
     let overcommit = h.u32_in("overcommit", scheduled_levels, 1, 1_000_000)?;
     let cutoff_method = h.choice("cutoff_method", HomaCutoffMethod::CbfGraduated)?;
+    let priority_rule = h.choice("priority_rule", HomaPriorityRule::MessageSize)?;
     let given = h.byte_list("unscheduled_cutoffs")?.filter(|v| !v.is_empty());
     let resend_timeout_us = h.f64_in(
         "resend_timeout_us",
@@ -90,6 +109,7 @@ pub fn resolve(h: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<HomaSpec
         scheduled_levels,
         overcommit,
         cutoff_method,
+        priority_rule,
         unscheduled_cutoffs: Vec::new(),
         resend_timeout_us,
     };
@@ -136,8 +156,11 @@ pub fn resolve(h: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<HomaSpec
                 ))
             }
         };
-        spec.unscheduled_cutoffs =
-            cbf_graduated_cutoffs(&cdf, rtt_bytes, spec.unscheduled_levels());
+        let levels = spec.unscheduled_levels();
+        spec.unscheduled_cutoffs = match priority_rule {
+            HomaPriorityRule::MessageSize => cbf_graduated_cutoffs(&cdf, rtt_bytes, levels),
+            HomaPriorityRule::BytesLeft => bytes_left_cutoffs(&cdf, rtt_bytes, levels),
+        };
     }
     Ok(spec)
 }
@@ -179,6 +202,71 @@ pub fn cbf_graduated_cutoffs(cdf: &Cdf, rtt_bytes: u64, levels: u32) -> Vec<u64>
     cutoffs
 }
 
+/// The cutoffs of the `bytes-left` rule, as the authors' simulator computes them
+/// (`WorkloadEstimator::getRemainSizeCdfCbf` and `PriorityResolver::setPrioCutOffs`, with
+/// `accountForGrantTraffic` on), in dcsim's packets (1460 payload bytes, 40 header bytes).
+/// Each CDF row's message (a step: the rows are the sizes drawn) is cut into packets; a
+/// packet that goes at an unscheduled level (one of the first ⌈`rtt_bytes` / 1460⌉, or one
+/// whose bytes on the wire from it to the message's end are fewer than `rtt_bytes`) adds its
+/// wire bytes, weighted by the row's probability, to the share of the message bytes left from
+/// it on; grants (40 B per scheduled packet) are a share at 0 bytes. Cutoff k (k = 1 … `levels`
+/// − 1) is the first bytes-left value whose cumulative share reaches k / `levels`, the search
+/// for each next cutoff going on from the previous one's value without taking it again (so,
+/// unlike [`cbf_graduated_cutoffs`], a level whose share ends on a taken value gets the next
+/// one). Bytes.
+pub fn bytes_left_cutoffs(cdf: &Cdf, rtt_bytes: u64, levels: u32) -> Vec<u64> {
+    let (mss, header) = (MSS_BYTES as u64, HEADER_BYTES as u64);
+    let unit = cdf.unit.bytes();
+    let rtt_pkts = rtt_bytes.div_ceil(mss);
+    let mut shares: BTreeMap<u64, f64> = BTreeMap::new();
+    let mut grants = 0.0;
+    let mut prev_p = 0.0;
+    for &(size, p) in &cdf.points {
+        let q = (p - prev_p).max(0.0);
+        prev_p = p;
+        let bytes = ((size * unit as f64).ceil() as u64).max(1);
+        if q == 0.0 {
+            continue;
+        }
+        let n = bytes.div_ceil(mss);
+        grants += q * (n.saturating_sub(rtt_pkts) * CONTROL_BYTES as u64) as f64;
+        for seq in 0..n {
+            let left = bytes - seq * mss;
+            let wire_left = left + header * (n - seq);
+            if seq < rtt_pkts || wire_left < rtt_bytes {
+                let wire = left.min(mss) + header;
+                *shares.entry(left).or_insert(0.0) += q * wire as f64;
+            }
+        }
+    }
+    let total = grants + shares.values().sum::<f64>();
+    // The cumulative shares, the grants' first at 0 bytes.
+    let mut cumulative = grants;
+    let mut cbf = vec![(0u64, grants / total)];
+    cbf.extend(shares.iter().map(|(&left, &w)| {
+        cumulative += w;
+        (left, cumulative / total)
+    }));
+    let mut cutoffs: Vec<u64> = Vec::new();
+    let mut i = 0;
+    for k in 1..levels {
+        let share = f64::from(k) / f64::from(levels) * (1.0 - 1e-12);
+        while i < cbf.len() {
+            let (left, c) = cbf[i];
+            if cutoffs.last() == Some(&left) {
+                i += 1;
+                continue;
+            }
+            if c >= share {
+                cutoffs.push(left);
+                break;
+            }
+            i += 1;
+        }
+    }
+    cutoffs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,6 +295,33 @@ mod tests {
         let pkts = Cdf { points: vec![(1.0, 0.5), (10.0, 1.0)], unit: CdfUnit::Packets };
         // Weights 0.5·1460 and 0.5·14,600: CBF 1/11, 1 → both shares end at 14,600.
         assert_eq!(cbf_graduated_cutoffs(&pkts, 14_600, 3), vec![14_600]);
+    }
+
+    /// The `bytes-left` cutoffs by hand. RTTbytes 10,000 (7 packets unscheduled).
+    /// * Rows 1000 B (0.5) and 3000 B (1.0): the 1000 B message is one packet (1040 B on the
+    ///   wire) at 1000 bytes left; the 3000 B one three, at 3000, 1540 and 80 bytes left (1500,
+    ///   1500 and 120 B on the wire); no grants. Shares ×0.5: 520 at 1000, 750 at 1540, 750 at
+    ///   3000, 60 at 80 (total 2080): cumulative 0.029 (80), 0.279 (1000), 0.639 (1540), 1.
+    ///   Two levels: 1540. Four: 1000, 1540, 3000. Eight: the eighth share ends at 1000; the
+    ///   next three searches go on past each value taken (1540, then 3000), and the rest find
+    ///   none.
+    /// * Rows 1000 B (0.5) and 20,000 B (1.0): 14 packets (the last of 1020 B). Packets 0-6
+    ///   are unscheduled (bytes left 20,000 down to 11,240 in steps of 1460); from packet 8 the
+    ///   bytes on the wire left are below 10,000 (8320 + 6 × 40 = 8560; packet 7: 9780 + 280 =
+    ///   10,060), so packets 8-13 count too (8320 down to 1020 left; the last 1060 B on the
+    ///   wire); 7 grants of 40 B. Weights ×0.5: grants 140 at 0, 520 at 1000, 530 at 1020, 750
+    ///   at each other value (total 10,190); cumulative at 3940: 2690 (0.264), 11,240: 5690
+    ///   (0.558), 14,160: 7190 (0.706), 15,620: 7940 (0.779).
+    #[test]
+    fn bytes_left_cutoffs_of_hand_built_cdfs() {
+        let small = Cdf::parse("# unit: bytes\n1000 0.5\n3000 1.0\n", "t", None).unwrap();
+        assert_eq!(bytes_left_cutoffs(&small, 10_000, 2), vec![1540]);
+        assert_eq!(bytes_left_cutoffs(&small, 10_000, 4), vec![1000, 1540, 3000]);
+        assert_eq!(bytes_left_cutoffs(&small, 10_000, 8), vec![1000, 1540, 3000]);
+        assert!(bytes_left_cutoffs(&small, 10_000, 1).is_empty());
+        let long = Cdf::parse("# unit: bytes\n1000 0.5\n20000 1.0\n", "t", None).unwrap();
+        assert_eq!(bytes_left_cutoffs(&long, 10_000, 2), vec![11_240]);
+        assert_eq!(bytes_left_cutoffs(&long, 10_000, 4), vec![3940, 11_240, 15_620]);
     }
 
     fn resolve_toml(toml: &str) -> Result<super::super::Spec, SpecError> {
@@ -248,6 +363,11 @@ mod tests {
                 "[homa]\ncutoff_method = \"cdf\"",
                 "homa.cutoff_method",
                 "is not one of \"cbf-graduated\", \"explicit\"",
+            ),
+            (
+                "[homa]\npriority_rule = \"remaining\"",
+                "homa.priority_rule",
+                "is not one of \"message-size\", \"bytes-left\"",
             ),
             (
                 "[homa]\nscheduled_levels = 4\ncutoff_method = \"explicit\"",

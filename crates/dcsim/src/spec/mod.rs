@@ -31,7 +31,7 @@ pub mod workload;
 pub use dcpim::DcpimSpec;
 pub use dctcp::DctcpSpec;
 pub use fastpass::{FastpassPolicy, FastpassPreset, FastpassSlotStart, FastpassSpec};
-pub use homa::{HomaCutoffMethod, HomaSpec};
+pub use homa::{HomaCutoffMethod, HomaPriorityRule, HomaSpec};
 pub use l2dct::{L2dctIncrease, L2dctSpec};
 pub use output::{EngineSpec, OutputSpec};
 pub use pase::{PaseArbitration, PaseOrder, PaseRateControl, PaseSpec};

@@ -56,7 +56,7 @@ use super::{
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
 use crate::queue::EcnMarking;
-use crate::spec::Spec;
+use crate::spec::{HomaPriorityRule, Spec};
 use crate::units::{BitRate, Bytes, CONTROL_BYTES, HEADER_BYTES, MSS_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
@@ -117,6 +117,12 @@ pub struct HomaParams {
     pub rate: BitRate,
     /// RTTbytes in whole packets: sent unscheduled, and kept granted beyond what has arrived.
     pub rtt_pkts: u32,
+    /// RTTbytes as configured: under the `bytes-left` rule, a scheduled packet with fewer
+    /// bytes on the wire than this from it to its message's end goes at an unscheduled level.
+    pub rtt_bytes: u64,
+    /// The `bytes-left` priority rule (`homa.priority_rule`): a packet's unscheduled level
+    /// from its message's bytes left, not from the message's size.
+    pub bytes_left: bool,
     /// Priority levels (0 highest).
     pub levels: u8,
     /// The lowest this many levels carry scheduled packets.
@@ -139,6 +145,8 @@ impl HomaParams {
         HomaParams {
             rate: spec.topology.host_rate(),
             rtt_pkts: u32::try_from(h.rtt_bytes.div_ceil(MSS_BYTES as u64)).unwrap_or(u32::MAX),
+            rtt_bytes: h.rtt_bytes,
+            bytes_left: h.priority_rule == HomaPriorityRule::BytesLeft,
             levels: h.priority_levels as u8,
             scheduled_levels: h.scheduled_levels as u8,
             overcommit: h.overcommit,
@@ -158,6 +166,28 @@ impl HomaParams {
     /// `size ≤ cutoffs[k]`, else the one after the last cutoff (0 is the highest level).
     pub fn unscheduled_level(&self, size_bytes: u64) -> u8 {
         self.cutoffs.partition_point(|&c| c < size_bytes) as u8
+    }
+
+    /// The level of packet `seq` of message `m`. Under the `message-size` rule the first
+    /// `rtt_pkts` packets go at the message's unscheduled level and the rest at its scheduled
+    /// level; under `bytes-left` (the authors' simulator: `PriorityResolver::getUnschedPktsPrio`
+    /// and `getSchedPktPrio` in `STATIC_CBF_GRADUATED` mode, which the receiver's grant takes
+    /// when it is higher) an unscheduled packet, and a scheduled one with fewer than
+    /// `rtt_bytes` on the wire from it to the end, goes at the unscheduled level of the
+    /// message bytes left from it on, so a message's last packets rise as it nears its end.
+    fn packet_level(&self, m: &Message, seq: u32) -> u8 {
+        let unscheduled = seq < self.rtt_pkts;
+        if !self.bytes_left {
+            return if unscheduled { m.unscheduled_level } else { m.scheduled_level };
+        }
+        let left = m.size_bytes - u64::from(seq) * MSS_BYTES as u64;
+        let wire_left = left + u64::from(HEADER_BYTES) * u64::from(m.n_pkts - seq);
+        if unscheduled || wire_left < self.rtt_bytes {
+            // Unscheduled levels are above every scheduled one.
+            self.unscheduled_level(left)
+        } else {
+            m.scheduled_level
+        }
     }
 
     /// The scheduled level of the message ranked `rank` (0 best) among `granted` messages
@@ -442,8 +472,7 @@ impl HomaTransport {
             (m.resend.remove(0), true)
         };
         let size = Bytes(m.size_bytes).packet_wire_bytes(seq);
-        let level =
-            if seq < self.params.rtt_pkts { m.unscheduled_level } else { m.scheduled_level };
+        let level = self.params.packet_level(m, seq);
         m.packets_sent += 1;
         m.sender_activity = now;
         let wire = self.numbering.wire(slot);
@@ -631,6 +660,8 @@ mod tests {
         HomaParams {
             rate: BitRate::from_gbps(10.0),
             rtt_pkts: 7,
+            rtt_bytes: 10_000,
+            bytes_left: false,
             levels,
             scheduled_levels: scheduled,
             overcommit: scheduled as u32,
@@ -651,6 +682,32 @@ mod tests {
             .collect();
         assert_eq!(levels, [0, 0, 1, 1, 2, 2, 3, 3]);
         assert_eq!(params(8, 7, vec![]).unscheduled_level(1_000_000), 0);
+    }
+
+    /// The `bytes-left` rule: with cutoffs 2000 and 5000 B (three unscheduled levels, five
+    /// scheduled), a 20,000 B message (14 packets, the last of 1020 B) at scheduled level 6.
+    /// Its unscheduled packets 0-6 have 20,000 down to 11,240 bytes left: level 2. Packet 7
+    /// has 9780 bytes left, 10,060 B on the wire with its 7 headers: scheduled, level 6.
+    /// Packets 8-13 (8320, 6860, 5400, 3940, 2480, 1020 left; 8560 B on the wire from packet
+    /// 8) go at the unscheduled level of what is left: 2, 2, 2, 1, 1, 0. Under
+    /// `message-size` the first 7 take the message's level (2) and the rest level 6.
+    #[test]
+    fn bytes_left_sets_the_levels_of_a_message_nearing_its_end() {
+        let mut p = params(8, 5, vec![2000, 5000]);
+        let m = Message {
+            size_bytes: 20_000,
+            n_pkts: 14,
+            unscheduled_level: p.unscheduled_level(20_000),
+            scheduled_level: 6,
+            ..Message::default()
+        };
+        let levels = |p: &HomaParams| (0..14).map(|seq| p.packet_level(&m, seq)).collect::<Vec<u8>>();
+        assert_eq!(levels(&p), [2, 2, 2, 2, 2, 2, 2, 6, 6, 6, 6, 6, 6, 6]);
+        p.bytes_left = true;
+        assert_eq!(levels(&p), [2, 2, 2, 2, 2, 2, 2, 6, 2, 2, 2, 1, 1, 0]);
+        // A one-packet message of 1460 B: its bytes left fit the first cutoff.
+        let one = Message { size_bytes: 1460, n_pkts: 1, ..Message::default() };
+        assert_eq!(p.packet_level(&one, 0), 0);
     }
 
     /// Issue 18, item 2 (scheduled priorities): k messages granted at once use the k lowest

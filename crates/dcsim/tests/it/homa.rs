@@ -213,3 +213,31 @@ fn three_senders_overcommitment_grants_the_two_best_at_two_levels() {
     let two = run(spec_with_trace(&format!("{base}overcommit = 2\n"), &rows), &[]);
     assert_eq!(fcts(&two), (ns(13_488), ns(8_096), ns(6_896)));
 }
+
+/// `homa.priority_rule`: a message nearing its end passes a smaller one under `"bytes-left"`.
+/// Star of 4 hosts, RTTbytes 2920 B (2 packets unscheduled), two unscheduled levels cut at
+/// 1000 B, into host 2. A (host 0, 6340 B: four full packets and one of 500 B, 540 B on the
+/// wire) from 0; D (host 1) at 3.0 µs and E (host 3) at 5.2 µs, one packet of 1200 B each
+/// (1240 B on the wire, 0.992 µs), level 1 under both rules. A's grants reach host 0 before
+/// its NIC frees, so A0-A3 reach the switch at 0.232, 1.432, 2.632 and 3.832 µs and A4 at
+/// 5.032; the port to host 2 sends A0-A2 back to back until 3.832.
+/// * `"message-size"`: A0 and A1 at level 1, A2-A4 at their grant's level 7. D (queued since
+///   3.232) goes before A3 (3.832-4.824), then A3 (4.824-6.024); E (queued at 5.432, level 1)
+///   before A4 (6.024-7.016), then A4 (7.016-7.448): A's last packet arrives at 7.648 µs and
+///   its ACK is back at 8.112 µs; E arrives at 7.216 and its ACK is back at 7.68 (FCT 2.48).
+/// * `"bytes-left"`: A3 (1960 B left, 2040 B on the wire: under RTTbytes) goes at level 1,
+///   behind D, which was queued first; A4 (500 B left) at level 0, so it passes E at 6.024
+///   and arrives at 6.656: A's ACK is back at 7.12 µs, E's at 8.112 (FCT 2.912).
+///
+/// D is the same under both (3.832-4.824, ACK back at 5.488 µs: FCT 2.488).
+#[test]
+fn bytes_left_lets_a_message_nearing_its_end_pass_a_smaller_one() {
+    let rows = ["0,0,2,6340,0", "1,1,2,1200,0.000003", "2,3,2,1200,0.0000052"];
+    let base = "[topology]\nkind = \"star\"\nhosts = 4\n[transport]\nprotocol = \"homa\"\n[homa]\nrtt_bytes = 2920\nscheduled_levels = 6\nunscheduled_cutoffs = [1000]\n";
+    let fcts = |o: &dcsim::RunOutput| (fct_ps(o, 0), fct_ps(o, 1), fct_ps(o, 2));
+    let size =
+        run(spec_with_trace(&format!("{base}priority_rule = \"message-size\"\n"), &rows), &[]);
+    assert_eq!(fcts(&size), (ns(8_112), ns(2_488), ns(2_480)));
+    let left = run(spec_with_trace(&format!("{base}priority_rule = \"bytes-left\"\n"), &rows), &[]);
+    assert_eq!(fcts(&left), (ns(7_120), ns(2_488), ns(2_912)));
+}
