@@ -278,3 +278,18 @@ def test_plot_draws_the_interval_bars(tmp_path):
     with dplot.caption("mean of 3 seeds"):
         dplot.save(fig, path)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_partial_figures_missing_value_is_not_called_outside_the_published_range():
+    """A paper-scale figure drawn from some of its runs (`--finished-only`) has NaN where the
+    runs are missing: its table says there is no value, not that the value misses the range."""
+    from dcsim import reproduce as rep
+
+    rows = [
+        {"metric": "m", "published": (2.5, 11.0), "ours": float("nan"), "note": "§3"},
+        {"metric": "n", "published": (2.5, 11.0), "ours": 3.6, "note": "§3"},
+    ]
+    table = rep.comparison_markdown("pfabric-hotnets-fig2", rows, "paper")
+    assert "| m | 2.5–11 | — | — | no value of ours: its runs are not in this figure. §3 |" in table
+    assert "| n | 2.5–11 | 3.6 | — | inside the published range. §3 |" in table
+    assert "outside" not in table

@@ -166,6 +166,12 @@ def _show(x: Any) -> str:
     return _fmt(x)
 
 
+def _missing(center: Any) -> bool:
+    """True when our value is NaN (or a pair holding one): the runs behind it are missing."""
+    values = center if isinstance(center, (list, tuple)) else [center]
+    return any(_number(v) and math.isnan(float(v)) for v in values)
+
+
 def _estimated(x: Any) -> bool:
     """Whether our value is over seeds (an estimate, or a range of two)."""
     return isinstance(x, Estimate) or (isinstance(x, tuple) and any(isinstance(v, Estimate) for v in x))
@@ -236,7 +242,10 @@ def comparison_markdown(name: str, rows: list[dict[str, Any]], scale: str, produ
         pub, ours = r.get("published"), r.get("ours")
         center = _center(ours)
         note = r.get("note", "")
-        if isinstance(pub, (list, tuple)):
+        if pub is not None and _missing(center):
+            # A partial figure (some runs not done): no number of ours to set beside it.
+            note = "no value of ours: its runs are not in this figure. " + note
+        elif isinstance(pub, (list, tuple)):
             lo, hi = pub
             if isinstance(center, (list, tuple)):
                 olo, ohi = center
