@@ -8,7 +8,9 @@
 //!   7886 unscheduled bytes take 7 packets). They go at the unscheduled level chosen from the
 //!   message's size by the cutoffs (`[homa]`: from the workload's CDF, equal shares of
 //!   unscheduled bytes per level — the authors' "CBF graduated" — or given); smaller messages
-//!   go higher.
+//!   go higher. With `homa.priority_rule = "bytes-left"` (the authors' simulator) each of
+//!   them, and each granted packet of the message's last RTTbytes, goes at the level of the
+//!   message bytes left from it on instead (`HomaParams::packet_level`).
 //! * **Grants.** A receiver learns of a message from its first arriving packet.
 //!   Whenever a data packet reaches it, it ranks its incomplete messages that still need
 //!   grants by the packets they still miss (SRPT, ties to the earlier message) and grants the
