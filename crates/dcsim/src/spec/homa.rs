@@ -165,6 +165,18 @@ pub fn resolve(h: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<HomaSpec
     Ok(spec)
 }
 
+/// The rows of a step CDF (the authors' sampler draws rows, never sizes between them): each
+/// row's size in bytes and its own probability.
+fn steps(cdf: &Cdf) -> impl Iterator<Item = (u64, f64)> + '_ {
+    let unit = cdf.unit.bytes() as f64;
+    let mut prev_p = 0.0;
+    cdf.points.iter().map(move |&(size, p)| {
+        let q = (p - prev_p).max(0.0);
+        prev_p = p;
+        ((size * unit).ceil() as u64, q)
+    })
+}
+
 /// The "CBF graduated" cutoffs (Homa §3; the authors' `PriorityResolver`): the unscheduled
 /// bytes of a message of `s` bytes are `min(s, rtt_bytes)`; with each CDF row a step (the
 /// authors' sampler draws rows, never sizes between them), the cumulative share of unscheduled
@@ -173,18 +185,8 @@ pub fn resolve(h: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<HomaSpec
 /// smallest row size with `CBF ≥ k / levels`; a size already taken is skipped, so a level that
 /// would hold no bytes of its own gets no cutoff. Sizes in bytes.
 pub fn cbf_graduated_cutoffs(cdf: &Cdf, rtt_bytes: u64, levels: u32) -> Vec<u64> {
-    let unit = cdf.unit.bytes();
-    let mut prev_p = 0.0;
-    let rows: Vec<(u64, f64)> = cdf
-        .points
-        .iter()
-        .map(|&(size, p)| {
-            let bytes = (size * unit as f64).ceil() as u64;
-            let weight = (p - prev_p).max(0.0) * bytes.min(rtt_bytes) as f64;
-            prev_p = p;
-            (bytes, weight)
-        })
-        .collect();
+    let rows: Vec<(u64, f64)> =
+        steps(cdf).map(|(bytes, q)| (bytes, q * bytes.min(rtt_bytes) as f64)).collect();
     let total: f64 = rows.iter().map(|r| r.1).sum();
     let mut cutoffs: Vec<u64> = Vec::new();
     let mut cumulative = 0.0;
@@ -216,18 +218,11 @@ pub fn cbf_graduated_cutoffs(cdf: &Cdf, rtt_bytes: u64, levels: u32) -> Vec<u64>
 /// one). Bytes.
 pub fn bytes_left_cutoffs(cdf: &Cdf, rtt_bytes: u64, levels: u32) -> Vec<u64> {
     let (mss, header) = (MSS_BYTES as u64, HEADER_BYTES as u64);
-    let unit = cdf.unit.bytes();
     let rtt_pkts = rtt_bytes.div_ceil(mss);
     let mut shares: BTreeMap<u64, f64> = BTreeMap::new();
     let mut grants = 0.0;
-    let mut prev_p = 0.0;
-    for &(size, p) in &cdf.points {
-        let q = (p - prev_p).max(0.0);
-        prev_p = p;
-        let bytes = ((size * unit as f64).ceil() as u64).max(1);
-        if q == 0.0 {
-            continue;
-        }
+    for (bytes, q) in steps(cdf).filter(|&(_, q)| q > 0.0) {
+        let bytes = bytes.max(1);
         let n = bytes.div_ceil(mss);
         grants += q * (n.saturating_sub(rtt_pkts) * CONTROL_BYTES as u64) as f64;
         for seq in 0..n {
