@@ -1,9 +1,12 @@
 //! Micro-benchmarks: the event queue (timing wheel vs 4-ary heap vs std's binary heap, at the
-//! pending-event counts a run sees) and one port's offer/departure cycle on both port paths.
+//! pending-event counts a run sees) and one port's offer/departure cycle on both port paths and
+//! through pFabric's priority-dropping discipline.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use dcsim::packet::{Packet, PacketKind, PacketPool};
-use dcsim::queue::{AnyQueue, DropTail, EcnMarking, Fifo, HopKind, Offer, Port, PortQueue};
+use dcsim::queue::{
+    AnyQueue, DropTail, EcnMarking, Fifo, HopKind, Offer, Port, PortQueue, PriorityDropQueue,
+};
 use dcsim::units::BitRate;
 use dcsim_engine::{EventQueue, HeapQueue, Rng, SimTime};
 use std::cmp::Reverse;
@@ -146,6 +149,33 @@ fn port_offer_depart(c: &mut Criterion) {
             p.busy_until = SimTime::MAX;
             p.offer(ids[k % 16], SimTime::ZERO, &mut pool, &mut rng);
             k += 1;
+        })
+    });
+    // pFabric's port (HotNets'12 §2.2), 20 packets deep as on the pHost fabric's 36 KB ports: each
+    // step sends the most urgent flow's earliest packet and offers it again with a new priority
+    // number, drawn so that a quarter are 0 (ACKs, which tie) and the rest spread over a
+    // flow's remaining bytes.
+    g.bench_function("pfabric", |b| {
+        let mut pool = PacketPool::new();
+        let mut rng = Rng::new(1);
+        let mut p =
+            port(PortQueue::Scheduled(AnyQueue::PriorityDrop(PriorityDropQueue::new(36_864))));
+        p.busy_until = SimTime::MAX;
+        let mut draw = Rng::new(2);
+        let mut urgency = move || match draw.below(4) {
+            0 => 0,
+            _ => 1_460 * (1 + draw.below(1_000)),
+        };
+        for i in 0..20 {
+            let id = packet(&mut pool, i % 6);
+            pool.get_mut(id).priority = urgency();
+            p.offer(id, SimTime::ZERO, &mut pool, &mut rng);
+        }
+        b.iter(|| {
+            let (id, _) = p.next_departure(SimTime::ZERO, &pool, &mut rng).unwrap();
+            p.busy_until = SimTime::MAX;
+            pool.get_mut(id).priority = urgency();
+            black_box(p.offer(id, SimTime::ZERO, &mut pool, &mut rng));
         })
     });
     g.finish();
