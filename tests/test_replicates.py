@@ -288,8 +288,11 @@ def test_a_partial_figures_missing_value_is_not_called_outside_the_published_ran
     rows = [
         {"metric": "m", "published": (2.5, 11.0), "ours": float("nan"), "note": "§3"},
         {"metric": "n", "published": (2.5, 11.0), "ours": 3.6, "note": "§3"},
+        {"metric": "p", "published": 1.42, "ours": float("nan"), "note": "§4"},
     ]
     table = rep.comparison_markdown("pfabric-hotnets-fig2", rows, "paper")
     assert "| m | 2.5–11 | — | — | no value of ours: its runs are not in this figure. §3 |" in table
     assert "| n | 2.5–11 | 3.6 | — | inside the published range. §3 |" in table
-    assert "outside" not in table
+    # A single published number: no difference computed from the missing value either.
+    assert "| p | 1.42 | — | — | no value of ours: its runs are not in this figure. §4 |" in table
+    assert "outside" not in table and "nan" not in table

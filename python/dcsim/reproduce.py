@@ -265,7 +265,7 @@ def comparison_markdown(name: str, rows: list[dict[str, Any]], scale: str, produ
         elif isinstance(pub, (int, float)) and isinstance(ours, Estimate) and ours.interval is not None:
             low, high = ours.interval
             note = ("within our 95 % CI. " if low <= pub <= high else "outside our 95 % CI. ") + note
-        if _number(pub) and _number(center) and pub:
+        if _number(pub) and _number(center) and pub and not _missing(center):
             diff = f"{(center - pub) / abs(pub) * 100:+.1f} %"
         else:
             diff = "—"

@@ -151,11 +151,17 @@ def compare(d: pd.DataFrame) -> dict[str, Any]:
     rows: dict[tuple[Any, ...], dict[Any, Any]] = {
         (r["workload"], r["protocol"], r["load"]): r for r in d.to_dict("records")
     }
+    nan = float("nan")
+
+    def value(key: tuple[Any, ...], column: str) -> float:
+        # NaN when the point's run is missing (a partial figure drawn from finished runs).
+        return float(rows.get(key, {}).get(column, nan))
+
     for proto in ("dcPIM", "Homa"):
         for load_ in (0.5, 0.6, 0.7, 0.8):
-            row = rows[("IMC10", proto, load_)]
-            out[f"IMC10, load {load_}: {proto} mean slowdown"] = float(row["mean_slowdown"])
-            out[f"IMC10, load {load_}: {proto} p99 slowdown"] = float(row["p99_slowdown"])
+            key = ("IMC10", proto, load_)
+            out[f"IMC10, load {load_}: {proto} mean slowdown"] = value(key, "mean_slowdown")
+            out[f"IMC10, load {load_}: {proto} p99 slowdown"] = value(key, "p99_slowdown")
         for w in ("Web search", "Data mining"):
-            out[f"{w}, load 0.6: {proto} p99 slowdown"] = float(rows[(w, proto, 0.6)]["p99_slowdown"])
+            out[f"{w}, load 0.6: {proto} p99 slowdown"] = value((w, proto, 0.6), "p99_slowdown")
     return out
