@@ -103,11 +103,16 @@ def _size(b: float) -> str:
 def compare(d: pd.DataFrame) -> dict[str, Any]:
     out: dict[str, Any] = {}
     overall = d[d.group == "all"].set_index(["workload", "protocol"]).p99_slowdown
+
+    def of(workload: str, protocol: str) -> float:
+        # NaN when the run is missing (a partial figure drawn from finished runs).
+        return float(overall.get((workload, protocol), float("nan")))
+
     groups = d[d.group != "all"]
     for w in WORKLOADS.values():
         homa = groups[(groups.workload == w) & (groups.protocol == "Homa")]
         out[f"{w}: Homa's largest p99 slowdown over the size groups"] = float(homa.p99_slowdown.max())
-        out[f"{w}: p99 slowdown, Homa / pFabric"] = overall[(w, "Homa")] / overall[(w, "pFabric")]
+        out[f"{w}: p99 slowdown, Homa / pFabric"] = of(w, "Homa") / of(w, "pFabric")
         for other in ("pHost", "PIAS"):
-            out[f"{w}: p99 slowdown, {other} / Homa"] = overall[(w, other)] / overall[(w, "Homa")]
+            out[f"{w}: p99 slowdown, {other} / Homa"] = of(w, other) / of(w, "Homa")
     return out

@@ -73,7 +73,8 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 def compare(d: pd.DataFrame) -> dict[str, Any]:
     def at(scheme: str, n: int, col: str) -> float:
-        return float(d[(d.scheme == schemes.name(scheme)) & (d.background_flows == n)][col].iloc[0])
+        s = d[(d.scheme == schemes.name(scheme)) & (d.background_flows == n)][col]
+        return float(s.iloc[0]) if len(s) else float("nan")  # NaN: its run is missing
 
     pias = d[d.scheme == schemes.name("pias")]
     return {

@@ -67,7 +67,8 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 def compare(d: pd.DataFrame) -> dict[str, Any]:
     def n(t, ecn):
-        return float(d[(d.threshold_kb == t) & (d.ecn == ecn)].normalized.iloc[0])
+        s = d[(d.threshold_kb == t) & (d.ecn == ecn)].normalized
+        return float(s.iloc[0]) if len(s) else float("nan")  # NaN: its run is missing
 
     ours = {
         "threshold 20 KB, PIAS: FCT / ideal": n(20, True),
