@@ -223,20 +223,28 @@ impl<E: Copy> EventQueue<E> {
             self.slots[i].first = n;
             return;
         }
-        // The list's last node is later than `time`, so the walk stops before the end.
-        let mut prev = first;
-        let mut budget = WALK_LIMIT;
+        if let Some(prev) = self.walk_and_link(first, n, time, WALK_LIMIT) {
+            self.link_crowded(i, prev, n, time);
+        }
+    }
+
+    /// Walks the list on from node `prev` (at or before `time`) for at most `steps` nodes and
+    /// links node `n` after the last node at or before `time`; returns the node it stopped at
+    /// if it walked `steps` without finding the place. The list's last node is later than
+    /// `time`, so the walk stops before the end.
+    #[inline(always)]
+    fn walk_and_link(&mut self, mut prev: u32, n: u32, time: u64, mut steps: u32) -> Option<u32> {
         loop {
             let next = self.pool[prev as usize].next;
             if self.pool[next as usize].time > time {
                 self.pool[n as usize].next = next;
                 self.pool[prev as usize].next = n;
-                return;
+                return None;
             }
             prev = next;
-            budget -= 1;
-            if budget == 0 {
-                return self.link_crowded(i, prev, n, time);
+            steps -= 1;
+            if steps == 0 {
+                return Some(prev);
             }
         }
     }
@@ -245,21 +253,13 @@ impl<E: Copy> EventQueue<E> {
     /// the slot to be sorted by the wheel, or, in the cursor slot, walks on.
     #[cold]
     #[inline(never)]
-    fn link_crowded(&mut self, i: usize, mut prev: u32, n: u32, time: u64) {
+    fn link_crowded(&mut self, i: usize, prev: u32, n: u32, time: u64) {
         if i != (self.cur & self.mask) as usize {
             self.unsorted[i / 64] |= 1 << (i % 64);
             self.crowded += 1;
             self.append(i, n);
-            return;
-        }
-        loop {
-            let next = self.pool[prev as usize].next;
-            if self.pool[next as usize].time > time {
-                self.pool[n as usize].next = next;
-                self.pool[prev as usize].next = n;
-                return;
-            }
-            prev = next;
+        } else {
+            self.walk_and_link(prev, n, time, u32::MAX);
         }
     }
 
@@ -557,6 +557,27 @@ mod tests {
         assert_eq!(q.pull(), None);
     }
 
+    /// Pulls the earliest event, checks that it is the reference's earliest (time, insertion)
+    /// pair, removes that, and returns the time; `None` when the queue is empty.
+    fn pull_checked(
+        q: &mut EventQueue<u64>,
+        reference: &mut std::collections::BTreeSet<(u64, u64)>,
+        at: &str,
+    ) -> Option<u64> {
+        let (t, s) = q.pull()?;
+        assert_eq!(Some((t.0, s)), reference.pop_first(), "{at}");
+        Some(t.0)
+    }
+
+    /// Pulls every remaining event, checking each against the reference in order.
+    fn drain_checked(q: &mut EventQueue<u64>, reference: std::collections::BTreeSet<(u64, u64)>) {
+        for r in reference {
+            let (t, s) = q.pull().unwrap();
+            assert_eq!((t.0, s), r);
+        }
+        assert!(q.is_empty());
+    }
+
     /// Crowded slots (module docs): hundreds of events per slot, with equal times, inserts
     /// into the cursor slot after peeks, and pulls in between, pop in (time, insertion) order,
     /// and the slots were in fact left to be sorted by the wheel.
@@ -583,19 +604,13 @@ mod tests {
                 if (x >> 50).is_multiple_of(2) {
                     let _ = q.peek_time();
                 }
-                if let Some((t, s)) = q.pull() {
-                    let min = *reference.iter().next().unwrap();
-                    assert_eq!((t.0, s), min, "step {step}");
-                    reference.remove(&min);
-                    now = t.0;
+                if let Some(t) = pull_checked(&mut q, &mut reference, &format!("step {step}")) {
+                    now = t;
                 }
             }
             assert_eq!(q.len(), reference.len());
         }
-        for r in reference {
-            let (t, s) = q.pull().unwrap();
-            assert_eq!((t.0, s), r);
-        }
+        drain_checked(&mut q, reference);
         assert!(marked > 0, "no slot was ever crowded: the test does not reach the path");
     }
 
@@ -617,18 +632,16 @@ mod tests {
                     q.insert(SimTime(t), seq);
                     reference.insert((t, seq));
                     seq += 1;
-                } else if let Some((t, s)) = q.pull() {
-                    let min = *reference.iter().next().unwrap();
-                    assert_eq!((t.0, s), min, "geometry ({slot_bits}, {slots_log2}), step {step}");
-                    reference.remove(&min);
-                    now = t.0;
+                } else if let Some(t) = pull_checked(
+                    &mut q,
+                    &mut reference,
+                    &format!("geometry ({slot_bits}, {slots_log2}), step {step}"),
+                ) {
+                    now = t;
                 }
                 assert_eq!(q.len(), reference.len());
             }
-            for r in reference {
-                let (t, s) = q.pull().unwrap();
-                assert_eq!((t.0, s), r);
-            }
+            drain_checked(&mut q, reference);
         }
     }
 
