@@ -25,11 +25,12 @@
 //!
 //! **Crowded slots.** A walk costs a step per event of the slot, so a slot holding hundreds of
 //! events (a fabric far larger than the papers', or the hold benchmark's 100,000 events within
-//! 1.2 µs: 1.7 µs per pop and insert) would make inserts linear. An insert that would walk more than
-//! [`WALK_LIMIT`] nodes of a slot other than the cursor's appends instead and marks the slot
-//! unsorted; every later insert into it appends, and the wheel sorts the slot (stably by time)
-//! when it turns to it. The order is the same: the list is then a sorted prefix followed by
-//! events inserted after all of it, so a stable sort by time puts equal times in insertion order.
+//! 1.2 µs: 1.7 µs per pop and insert) would make inserts linear. An insert that would walk more
+//! than [`WALK_LIMIT`] nodes of a slot other than the cursor's appends instead and marks the
+//! slot unsorted; every later insert into it appends, and the wheel sorts the slot (stably by
+//! time) when it turns to it. The order is the same: the list is then a sorted prefix followed
+//! by events inserted after all of it, so a stable sort by time puts equal times in insertion
+//! order.
 //!
 //! The wheel stores times only, no insertion sequence numbers (24-byte nodes, 8-byte
 //! comparisons). The FIFO order among equal times comes from the lists: an event enters a
