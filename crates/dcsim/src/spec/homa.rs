@@ -58,7 +58,9 @@ pub struct HomaSpec {
     /// `message-size` (default) or `bytes-left` (the authors' simulator): what sets the level
     /// of the packets that go at an unscheduled level ([`HomaPriorityRule`]).
     pub priority_rule: HomaPriorityRule,
-    /// Increasing message sizes, bytes: a message of at most `unscheduled_cutoffs[k]` bytes
+    /// Increasing message sizes, bytes (the first may be 0: a level no data packet uses, as
+    /// `bytes-left` gives when the grants' share fills the top level): a message of at most
+    /// `unscheduled_cutoffs[k]` bytes
     /// sends its unscheduled packets at level k (0 highest), a larger one at the next level.
     /// At most `priority_levels − scheduled_levels − 1` of them; resolved from
     /// `cutoff_method` when not given (a level that gets no share of bytes gets no cutoff);
@@ -95,7 +97,9 @@ pub fn resolve(h: &Section<'_>, w: &WorkloadSpec, used: bool) -> Result<HomaSpec
     let overcommit = h.u32_in("overcommit", scheduled_levels, 1, 1_000_000)?;
     let cutoff_method = h.choice("cutoff_method", HomaCutoffMethod::CbfGraduated)?;
     let priority_rule = h.choice("priority_rule", HomaPriorityRule::MessageSize)?;
-    let given = h.byte_list("unscheduled_cutoffs")?.filter(|v| !v.is_empty());
+    // 0 is a cutoff "bytes-left" can resolve to (the grants' share fills the top level, which
+    // then carries no data), so a resolved spec must accept it back.
+    let given = h.byte_list_from("unscheduled_cutoffs", 0)?.filter(|v| !v.is_empty());
     let resend_timeout_us = h.f64_in(
         "resend_timeout_us",
         1000.0,
@@ -317,6 +321,29 @@ mod tests {
         let long = Cdf::parse("# unit: bytes\n1000 0.5\n20000 1.0\n", "t", None).unwrap();
         assert_eq!(bytes_left_cutoffs(&long, 10_000, 2), vec![11_240]);
         assert_eq!(bytes_left_cutoffs(&long, 10_000, 4), vec![3940, 11_240, 15_620]);
+    }
+
+    /// Found by the fuzz harness: with seven unscheduled levels on the default web-search
+    /// workload, the grants' share of "bytes-left" fills the top level, so the first cutoff is
+    /// 0 (a level no data packet uses); the resolved spec must resolve back to itself.
+    #[test]
+    fn bytes_left_cutoffs_starting_at_zero_resolve_back() {
+        let toml = "[transport]\nprotocol = \"homa\"\n[homa]\npriority_rule = \"bytes-left\"\nscheduled_levels = 1\n";
+        let s = resolve_toml(toml).unwrap();
+        assert_eq!(
+            s.homa.unscheduled_cutoffs.first(),
+            Some(&0),
+            "{:?}",
+            s.homa.unscheduled_cutoffs
+        );
+        let json = super::super::Spec::from_json_str(&s.to_json_string()).unwrap();
+        assert_eq!(json, s);
+        assert_eq!(resolve_toml(&s.to_toml_string()).unwrap(), s);
+        // Written by hand, 0 is accepted as a first cutoff and a negative number is not.
+        let given = format!("{toml}unscheduled_cutoffs = [0, 1000]\n");
+        assert_eq!(resolve_toml(&given).unwrap().homa.unscheduled_cutoffs, vec![0, 1000]);
+        let e = resolve_toml(&format!("{toml}unscheduled_cutoffs = [-1, 1000]\n")).unwrap_err();
+        assert_eq!(e.path, "homa.unscheduled_cutoffs");
     }
 
     fn resolve_toml(toml: &str) -> Result<super::super::Spec, SpecError> {

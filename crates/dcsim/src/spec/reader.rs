@@ -313,6 +313,15 @@ impl<'a> Section<'a> {
 
     /// A list of positive byte counts (integers or strings with units), if present.
     pub fn byte_list(&self, key: &'static str) -> Result<Option<Vec<u64>>, SpecError> {
+        self.byte_list_from(key, 1)
+    }
+
+    /// A list of byte counts of at least `min` (0 or 1), if present.
+    pub fn byte_list_from(
+        &self,
+        key: &'static str,
+        min: u64,
+    ) -> Result<Option<Vec<u64>>, SpecError> {
         self.declare(key, Kind::ByteList, Value::Array(Vec::new()));
         let field = self.field(key);
         match self.raw(key) {
@@ -324,10 +333,11 @@ impl<'a> Section<'a> {
                         Value::String(x) => parse_bytes(x),
                         other => as_u64(other),
                     };
-                    v.push(b.filter(|&b| b > 0).ok_or_else(|| {
+                    v.push(b.filter(|&b| b >= min).ok_or_else(|| {
                         let why = match item {
                             Value::String(x) if parse_bytes(x).is_none() => byte_count_error(x),
-                            _ => format!("{} is not a positive byte count", show(item)),
+                            _ if min > 0 => format!("{} is not a positive byte count", show(item)),
+                            _ => format!("{} is not a byte count", show(item)),
                         };
                         SpecError::new(&field, why)
                     })?);
