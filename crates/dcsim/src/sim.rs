@@ -661,6 +661,9 @@ impl StallWatch {
         if protocol.sections().contains(&"homa") {
             longest_us = longest_us.max(spec.homa.resend_timeout_us);
         }
+        // No progress is possible within a round trip, and the hosts' delay alone puts two of
+        // it in each (found by the fuzz harness: a 1 s host delay made every run "stall").
+        longest_us = longest_us.max(2.0 * spec.topology.host_delay_ns as f64 / 1e3);
         let after = SimTime::from_us_f64(8.0 * longest_us).max(SimTime::from_ms(1));
         StallWatch { after, mark: (0, SimTime::ZERO) }
     }
