@@ -437,7 +437,7 @@ impl Simulation {
         // rounds), so the run also stops, counting its open flows as stalled, once no data of
         // its flows has been delivered and no flow has arrived for the stall window
         // (`StallWatch`; checked every 2¹⁶ events).
-        let mut watch = StallWatch::new(&self.spec);
+        let mut watch = StallWatch::new(&self.spec, &self.fab.net);
         let mut stalled = false;
         self.schedule_next_arrival();
         let mut last_report = 0.0f64;
@@ -640,7 +640,8 @@ impl Simulation {
 pub(crate) struct StallWatch {
     /// How long the run's flows may go without progress while some are open: eight of the
     /// longest timeout after which the run's protocol resends (the window protocols' largest
-    /// backed-off RTO, pFabric's and LAS's fixed one, Homa's RESEND timeout), at least 1 ms.
+    /// backed-off RTO, pFabric's and LAS's fixed one, Homa's RESEND timeout) or of the
+    /// fabric's longest round trip ([`Network::round_trip_propagation_bound`]), at least 1 ms.
     /// The other protocols' recovery timers are microseconds (pHost's and dcPIM's token
     /// re-issues, Fastpass's re-request watchdog).
     after: SimTime,
@@ -649,7 +650,7 @@ pub(crate) struct StallWatch {
 }
 
 impl StallWatch {
-    pub(crate) fn new(spec: &Spec) -> Self {
+    pub(crate) fn new(spec: &Spec, net: &Network) -> Self {
         let protocol = spec.transport.protocol;
         let mut longest_us = 0.0f64;
         if protocol.reads_window_fields() {
@@ -661,10 +662,11 @@ impl StallWatch {
         if protocol.sections().contains(&"homa") {
             longest_us = longest_us.max(spec.homa.resend_timeout_us);
         }
-        // No progress is possible within a round trip, and the hosts' delay alone puts two of
-        // it in each (found by the fuzz harness: a 1 s host delay made every run "stall").
-        longest_us = longest_us.max(2.0 * spec.topology.host_delay_ns as f64 / 1e3);
-        let after = SimTime::from_us_f64(8.0 * longest_us).max(SimTime::from_ms(1));
+        // No progress is possible within a round trip (found by the fuzz harness: a 1 s host
+        // delay made every run "stall" after 8 ms).
+        let after = SimTime::from_us_f64(8.0 * longest_us)
+            .max(SimTime::from_ps(8 * net.round_trip_propagation_bound().as_ps()))
+            .max(SimTime::from_ms(1));
         StallWatch { after, mark: (0, SimTime::ZERO) }
     }
 
@@ -783,4 +785,46 @@ fn check_recording_sizes(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::{DropTail, EcnMarking, PortQueue};
+
+    fn watch(toml: &str) -> StallWatch {
+        let spec = Spec::from_toml_str(toml).unwrap();
+        let net = Network::build(&spec.topology, &|_| {
+            (PortQueue::Timeline(DropTail::new(100_000)), EcnMarking::Off)
+        });
+        StallWatch::new(&spec, &net)
+    }
+
+    /// The window is eight of the longest resend timeout, or of the longest round trip where
+    /// that is longer (found by the fuzz harness: a 1 s host delay with a 1 ms RTO cap ended
+    /// runs after 8 ms with every flow "stalled"; a 1 s link delay did the same).
+    #[test]
+    fn the_stall_window_outlasts_eight_timeouts_and_eight_round_trips() {
+        let rto = "[transport]\nprotocol = \"dctcp\"\nmin_rto_us = 200\nmax_rto_us = 1000\n";
+        // Short round trips: eight RTO caps.
+        assert_eq!(watch(rto).after, SimTime::from_ms(8));
+        // A pair of hosts on a 1 s link (and 0.5 s host delay on each host link): a round trip
+        // is 3 s, the window 24 s.
+        let slow = format!("{rto}[topology]\nkind = \"pair\"\nlink_delay_ns = 1000000000\n");
+        let slow_host = format!("{slow}host_delay_ns = 500000000\n");
+        assert_eq!(watch(&slow).after, SimTime::from_ms(8 * 2000));
+        let mut w = watch(&slow_host);
+        assert_eq!(w.after, SimTime::from_ms(8 * 3000));
+        // No progress for 23 s is no stall; for over 24 s, with flows open, it is.
+        assert!(!w.stalled(SimTime::from_ms(1), 7, true));
+        assert!(!w.stalled(SimTime::from_ms(23_001), 7, true));
+        assert!(!w.stalled(SimTime::from_ms(30_000), 7, false));
+        assert!(w.stalled(SimTime::from_ms(24_002), 7, true));
+        // Progress moves the mark.
+        assert!(!w.stalled(SimTime::from_ms(24_003), 8, true));
+        // At least 1 ms whatever the protocol and fabric.
+        let fast =
+            "[transport]\nprotocol = \"phost\"\n[topology]\nkind = \"pair\"\nlink_delay_ns = 0\n";
+        assert_eq!(watch(fast).after, SimTime::from_ms(1));
+    }
 }

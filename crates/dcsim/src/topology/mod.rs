@@ -180,6 +180,9 @@ pub struct Routes {
     /// Start and length in `ports` of each distinct set.
     sets: Vec<(u32, u32)>,
     ports: Vec<u32>,
+    /// Links on the longest of the shortest paths between two hosts (the fabric's diameter
+    /// in hops).
+    longest_path_links: u32,
 }
 
 impl Routes {
@@ -193,6 +196,7 @@ impl Routes {
         let mut hops = Vec::new();
         let mut dist = vec![u32::MAX; n_nodes];
         let mut frontier = std::collections::VecDeque::new();
+        let mut longest_path_links = 0;
         for h in 0..n_hosts {
             dist.iter_mut().for_each(|d| *d = u32::MAX);
             dist[h as usize] = 0;
@@ -211,6 +215,8 @@ impl Routes {
                     }
                 }
             }
+            let reachable_hosts = dist[..n_hosts as usize].iter().filter(|d| **d != u32::MAX);
+            longest_path_links = reachable_hosts.fold(longest_path_links, |m, d| m.max(*d));
             for s in n_hosts as usize..n_nodes {
                 hops.clear();
                 if dist[s] != u32::MAX {
@@ -231,7 +237,7 @@ impl Routes {
                 set_of[(s - n_hosts as usize) * n_hosts as usize + h as usize] = set;
             }
         }
-        Routes { n_hosts, set_of, sets, ports: flat }
+        Routes { n_hosts, set_of, sets, ports: flat, longest_path_links }
     }
 
     /// Ports of switch `node` that lead one hop closer to host `dst`.
@@ -377,6 +383,14 @@ impl Network {
     /// Ports owned by `node`.
     pub fn ports_of(&self, node: u32) -> &[u32] {
         &self.adjacency[node as usize]
+    }
+
+    /// A bound on the propagation of any round trip between two hosts (the longest link
+    /// delay, per-host delay included, on every link of the longest shortest path, there and
+    /// back): no end-to-end progress can be expected in less.
+    pub fn round_trip_propagation_bound(&self) -> SimTime {
+        let longest_delay = self.ports.iter().map(|p| p.delay).max().unwrap_or(SimTime::ZERO);
+        SimTime::from_ps(2 * u64::from(self.routes.longest_path_links) * longest_delay.as_ps())
     }
 
     /// One shortest path from host `src` to host `dst`, as the ports crossed in order
@@ -695,6 +709,22 @@ mod tests {
         assert_eq!(n.path(0, 1).len(), 2); // same edge
         let edge = n.ports[n.nic(0) as usize].peer;
         assert_eq!(n.routes.next_hops(edge, 53).len(), 3);
+    }
+
+    /// The round-trip bound: twice the diameter in links times the longest link delay (the
+    /// per-host delay sits on host links).
+    #[test]
+    fn round_trip_propagation_bound_is_the_diameter_at_the_longest_delay_both_ways() {
+        let delays = "link_delay_ns = 200\nhost_delay_ns = 1000";
+        // Leaf-spine: host, ToR, spine, ToR, host (4 links) at 1.2 µs.
+        let ls = net("leaf-spine", delays);
+        assert_eq!(ls.round_trip_propagation_bound(), SimTime::from_ns(2 * 4 * 1200));
+        // Fat-tree: host, edge, aggregation, core, aggregation, edge, host (6 links).
+        let ft = net("fat-tree", &format!("k = 4\n{delays}"));
+        assert_eq!(ft.round_trip_propagation_bound(), SimTime::from_ns(2 * 6 * 1200));
+        // A pair's single link, and a 1 s link: no limit but the spec's.
+        let pair = net("pair", "link_delay_ns = 1000000000");
+        assert_eq!(pair.round_trip_propagation_bound(), SimTime::from_ms(2000));
     }
 
     #[test]
