@@ -437,7 +437,7 @@ impl Simulation {
         // rounds), so the run also stops, counting its open flows as stalled, once no data of
         // its flows has been delivered and no flow has arrived for the stall window
         // (`StallWatch`; checked every 2¹⁶ events).
-        let mut watch = StallWatch::new(&self.spec, &self.fab.net);
+        let mut watch = StallWatch::new(&self.transport, &self.fab.net);
         let mut stalled = false;
         self.schedule_next_arrival();
         let mut last_report = 0.0f64;
@@ -639,34 +639,22 @@ impl Simulation {
 /// ask it now and then.
 pub(crate) struct StallWatch {
     /// How long the run's flows may go without progress while some are open: eight of the
-    /// longest timeout after which the run's protocol resends (the window protocols' largest
-    /// backed-off RTO, pFabric's and LAS's fixed one, Homa's RESEND timeout) or of the
-    /// fabric's longest round trip ([`Network::round_trip_propagation_bound`]), at least 1 ms.
-    /// The other protocols' recovery timers are microseconds (pHost's and dcPIM's token
-    /// re-issues, Fastpass's re-request watchdog).
+    /// longest timeout after which the run's protocol resends or asks again
+    /// ([`HostTransport::recovery_timeout`]: the window protocols' largest backed-off RTO,
+    /// pFabric's and LAS's fixed one, Homa's RESEND timeout, pHost's re-issue and downgrade,
+    /// dcPIM's token window and resend timeouts, Fastpass's watchdog) or of the fabric's
+    /// longest round trip ([`Network::round_trip_propagation_bound`]), at least 1 ms.
     after: SimTime,
     /// The progress count last seen and when it was first seen.
     mark: (u64, SimTime),
 }
 
 impl StallWatch {
-    pub(crate) fn new(spec: &Spec, net: &Network) -> Self {
-        let protocol = spec.transport.protocol;
-        let mut longest_us = 0.0f64;
-        if protocol.reads_window_fields() {
-            longest_us = longest_us.max(spec.transport.max_rto_us);
-        }
-        if protocol.sections().contains(&"pfabric") {
-            longest_us = longest_us.max(spec.pfabric.rto_us);
-        }
-        if protocol.sections().contains(&"homa") {
-            longest_us = longest_us.max(spec.homa.resend_timeout_us);
-        }
-        // No progress is possible within a round trip (found by the fuzz harness: a 1 s host
-        // delay made every run "stall" after 8 ms).
-        let after = SimTime::from_us_f64(8.0 * longest_us)
-            .max(SimTime::from_ps(8 * net.round_trip_propagation_bound().as_ps()))
-            .max(SimTime::from_ms(1));
+    pub(crate) fn new(transport: &impl HostTransport, net: &Network) -> Self {
+        // No progress is possible within a round trip either (found by the fuzz harness: a 1 s
+        // host delay made every run "stall" after 8 ms).
+        let longest = transport.recovery_timeout(net).max(net.round_trip_propagation_bound());
+        let after = SimTime::from_ps(8 * longest.as_ps()).max(SimTime::from_ms(1));
         StallWatch { after, mark: (0, SimTime::ZERO) }
     }
 
@@ -790,14 +778,10 @@ fn check_recording_sizes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{DropTail, EcnMarking, PortQueue};
 
     fn watch(toml: &str) -> StallWatch {
-        let spec = Spec::from_toml_str(toml).unwrap();
-        let net = Network::build(&spec.topology, &|_| {
-            (PortQueue::Timeline(DropTail::new(100_000)), EcnMarking::Off)
-        });
-        StallWatch::new(&spec, &net)
+        let sim = Simulation::new(Spec::from_toml_str(toml).unwrap()).unwrap();
+        StallWatch::new(&sim.transport, &sim.fab.net)
     }
 
     /// The window is eight of the longest resend timeout, or of the longest round trip where
@@ -822,6 +806,18 @@ mod tests {
         assert!(w.stalled(SimTime::from_ms(24_002), 7, true));
         // Progress moves the mark.
         assert!(!w.stalled(SimTime::from_ms(24_003), 8, true));
+        // The receiver-driven protocols' timers count too: pHost re-issuing tokens after a
+        // million MTU times (1.2 µs at 10 Gbps), Fastpass's watchdog after 100,000 epochs.
+        let phost = "[transport]\nprotocol = \"phost\"\n[phost]\nreissue_mtu = 1000000\n";
+        assert_eq!(watch(phost).after, SimTime::from_ms(8 * 1200));
+        let sim = Simulation::new(Spec::from_toml_str(phost).unwrap()).unwrap();
+        assert_eq!(sim.transport.recovery_timeout(&sim.fab.net), SimTime::from_ms(1200));
+        let fastpass =
+            "[transport]\nprotocol = \"fastpass\"\n[fastpass]\nwatchdog_epochs = 100000\n";
+        let sim = Simulation::new(Spec::from_toml_str(fastpass).unwrap()).unwrap();
+        let watchdog = sim.transport.recovery_timeout(&sim.fab.net);
+        assert!(watchdog > SimTime::from_ms(100), "{watchdog:?}");
+        assert_eq!(watch(fastpass).after, SimTime::from_ps(8 * watchdog.as_ps()));
         // At least 1 ms whatever the protocol and fabric.
         let fast =
             "[transport]\nprotocol = \"phost\"\n[topology]\nkind = \"pair\"\nlink_delay_ns = 0\n";

@@ -690,7 +690,7 @@ impl<'s> Coordinator<'s> {
             series_due: if series_every > SimTime::ZERO { SimTime::ZERO } else { SimTime::MAX },
             series_every,
             finished_at: None,
-            stall_watch: super::StallWatch::new(&sim.spec, &sim.fab.net),
+            stall_watch: super::StallWatch::new(&sim.transport, &sim.fab.net),
             last_report: 0.0,
             windows: 0,
             peak_in_flight: 0,

@@ -503,6 +503,12 @@ impl HostTransport for DcpimTransport {
     }
 
     /// Numbers this transport's slots for partition `index` of `count` (module docs).
+    /// A full token window slides after `window_timeout`; missing packets get tokens again
+    /// after `resend_timeout`.
+    fn recovery_timeout(&self, net: &Network) -> SimTime {
+        let t = self.timing.unwrap_or_else(|| Timing::of_fabric(&self.spec, net));
+        t.window_timeout.max(t.resend_timeout)
+    }
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.partitioned, "only the partitioned model is partitioned");
         debug_assert!(self.flows.is_empty(), "set before any flow starts");

@@ -354,6 +354,10 @@ impl HostTransport for FastpassTransport {
     }
 
     /// Numbers this transport's slots for partition `index` of `count` (module docs).
+    /// A source asks again after the re-request watchdog's epochs without a slot.
+    fn recovery_timeout(&self, _net: &crate::topology::Network) -> SimTime {
+        self.params.watchdog().unwrap_or(SimTime::ZERO)
+    }
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
         debug_assert!(self.flows.is_empty(), "set before any flow starts");

@@ -402,6 +402,10 @@ impl HostTransport for HomaTransport {
     }
 
     /// Numbers this transport's slots for partition `index` of `count` (module docs).
+    /// The receiver's RESEND timeout (a sender waits twice it).
+    fn recovery_timeout(&self, _net: &crate::topology::Network) -> SimTime {
+        self.params.resend_timeout
+    }
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
         debug_assert!(self.messages.is_empty(), "set before any message starts");

@@ -23,6 +23,7 @@ use crate::fabric::{Event, Fabric};
 use crate::packet::{Packet, PacketId, SeqSet};
 use crate::queue::EcnMarking;
 use crate::spec::{Protocol as ProtocolChoice, Spec};
+use crate::topology::Network;
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
 
@@ -231,6 +232,13 @@ pub trait HostTransport {
     fn counters(&self) -> Vec<(&'static str, u64)> {
         Vec::new()
     }
+    /// The longest a flow can wait, with none of its data delivered, before one of this
+    /// transport's timers resends or asks again for what was lost on `net` (its largest RTO,
+    /// resend, re-issue or watchdog timeout); zero when no timer does. A run counts its open
+    /// flows as stalled only after eight of it without progress (`StallWatch`).
+    fn recovery_timeout(&self, _net: &Network) -> SimTime {
+        SimTime::ZERO
+    }
     /// This instance serves partition `index` of `count` of a partitioned run (only its
     /// hosts' flows start here): a transport whose packets name table slots numbers them so
     /// they are unique in the run. Called before any flow starts; only transports the
@@ -434,6 +442,9 @@ macro_rules! dispatch {
             }
             fn counters(&self) -> Vec<(&'static str, u64)> {
                 match self { $(AnyHost::$variant(h) => h.counters(),)+ }
+            }
+            fn recovery_timeout(&self, net: &Network) -> SimTime {
+                match self { $(AnyHost::$variant(h) => h.recovery_timeout(net),)+ }
             }
             fn set_partition(&mut self, index: u32, count: u32) {
                 match self { $(AnyHost::$variant(h) => h.set_partition(index, count),)+ }

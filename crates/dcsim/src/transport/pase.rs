@@ -775,6 +775,10 @@ impl HostTransport for PaseTransport {
     }
 
     /// Numbers the window mechanism's slots for partition `index` of `count`.
+    /// The window mechanism's largest backed-off RTO.
+    fn recovery_timeout(&self, net: &crate::topology::Network) -> SimTime {
+        self.window.recovery_timeout(net)
+    }
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
         self.window.set_partition(index, count);

@@ -390,6 +390,11 @@ impl HostTransport for PhostTransport {
     }
 
     /// Numbers this transport's slots for partition `index` of `count` (module docs).
+    /// A flow waits for re-issued tokens `reissue_after` after its last token, and a
+    /// downgraded one `downgrade_for`.
+    fn recovery_timeout(&self, _net: &crate::topology::Network) -> SimTime {
+        self.params.reissue_after.max(self.params.downgrade_for)
+    }
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
         debug_assert!(self.flows.is_empty(), "set before any flow starts");

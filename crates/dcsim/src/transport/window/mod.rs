@@ -465,6 +465,11 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
         }
     }
 
+    /// The largest backed-off RTO (pFabric's and LAS's fixed one).
+    fn recovery_timeout(&self, _net: &crate::topology::Network) -> SimTime {
+        self.params.max_rto
+    }
+
     /// Numbers this transport's slots for partition `index` of `count` (module docs).
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
