@@ -643,7 +643,7 @@ pub(crate) struct StallWatch {
     /// ([`HostTransport::recovery_timeout`]: the window protocols' largest backed-off RTO,
     /// pFabric's and LAS's fixed one, Homa's RESEND timeout, pHost's re-issue and downgrade,
     /// dcPIM's token window and resend timeouts, Fastpass's watchdog) or of the fabric's
-    /// longest round trip ([`Network::round_trip_propagation_bound`]), at least 1 ms.
+    /// longest round trip ([`Network::round_trip_bound`]), at least 1 ms.
     after: SimTime,
     /// The progress count last seen and when it was first seen.
     mark: (u64, SimTime),
@@ -653,7 +653,7 @@ impl StallWatch {
     pub(crate) fn new(transport: &impl HostTransport, net: &Network) -> Self {
         // No progress is possible within a round trip either (found by the fuzz harness: a 1 s
         // host delay made every run "stall" after 8 ms).
-        let longest = transport.recovery_timeout(net).max(net.round_trip_propagation_bound());
+        let longest = transport.recovery_timeout(net).max(net.round_trip_bound());
         let after = SimTime::from_ps(8 * longest.as_ps()).max(SimTime::from_ms(1));
         StallWatch { after, mark: (0, SimTime::ZERO) }
     }
@@ -786,19 +786,24 @@ mod tests {
 
     /// The window is eight of the longest resend timeout, or of the longest round trip where
     /// that is longer (found by the fuzz harness: a 1 s host delay with a 1 ms RTO cap ended
-    /// runs after 8 ms with every flow "stalled"; a 1 s link delay did the same).
+    /// runs after 8 ms with every flow "stalled"; a 1 s link delay and a 1 Mbps core did the
+    /// same).
     #[test]
     fn the_stall_window_outlasts_eight_timeouts_and_eight_round_trips() {
         let rto = "[transport]\nprotocol = \"dctcp\"\nmin_rto_us = 200\nmax_rto_us = 1000\n";
         // Short round trips: eight RTO caps.
         assert_eq!(watch(rto).after, SimTime::from_ms(8));
         // A pair of hosts on a 1 s link (and 0.5 s host delay on each host link): a round trip
-        // is 3 s, the window 24 s.
+        // is 3 s and two serializations of 1.2 µs, the window 8 of it.
         let slow = format!("{rto}[topology]\nkind = \"pair\"\nlink_delay_ns = 1000000000\n");
         let slow_host = format!("{slow}host_delay_ns = 500000000\n");
-        assert_eq!(watch(&slow).after, SimTime::from_ms(8 * 2000));
+        let mtu = SimTime::from_ns(1200);
+        assert_eq!(
+            watch(&slow).after,
+            SimTime::from_ps(16 * (SimTime::from_ms(1000) + mtu).as_ps())
+        );
         let mut w = watch(&slow_host);
-        assert_eq!(w.after, SimTime::from_ms(8 * 3000));
+        assert_eq!(w.after, SimTime::from_ps(16 * (SimTime::from_ms(1500) + mtu).as_ps()));
         // No progress for 23 s is no stall; for over 24 s, with flows open, it is.
         assert!(!w.stalled(SimTime::from_ms(1), 7, true));
         assert!(!w.stalled(SimTime::from_ms(23_001), 7, true));

@@ -385,12 +385,14 @@ impl Network {
         &self.adjacency[node as usize]
     }
 
-    /// A bound on the propagation of any round trip between two hosts (the longest link
-    /// delay, per-host delay included, on every link of the longest shortest path, there and
-    /// back): no end-to-end progress can be expected in less.
-    pub fn round_trip_propagation_bound(&self) -> SimTime {
-        let longest_delay = self.ports.iter().map(|p| p.delay).max().unwrap_or(SimTime::ZERO);
-        SimTime::from_ps(2 * u64::from(self.routes.longest_path_links) * longest_delay.as_ps())
+    /// A bound on any round trip of a full-size packet between two hosts: on every link of
+    /// the longest shortest path, there and back, the slowest link's hop (its delay, per-host
+    /// delay included, plus an MTU's serialization). No end-to-end progress can be expected
+    /// in less.
+    pub fn round_trip_bound(&self) -> SimTime {
+        let hop = |p: &Port| p.delay + p.rate.tx_time(u64::from(crate::units::MTU_BYTES));
+        let slowest_hop = self.ports.iter().map(hop).max().unwrap_or(SimTime::ZERO);
+        SimTime::from_ps(2 * u64::from(self.routes.longest_path_links) * slowest_hop.as_ps())
     }
 
     /// One shortest path from host `src` to host `dst`, as the ports crossed in order
@@ -711,20 +713,25 @@ mod tests {
         assert_eq!(n.routes.next_hops(edge, 53).len(), 3);
     }
 
-    /// The round-trip bound: twice the diameter in links times the longest link delay (the
-    /// per-host delay sits on host links).
+    /// The round-trip bound: twice the diameter in links times the slowest hop (the per-host
+    /// delay sits on host links; an MTU of 1,500 bytes takes 1.2 µs at 10 Gbps, 12 ms at
+    /// 1 Mbps).
     #[test]
-    fn round_trip_propagation_bound_is_the_diameter_at_the_longest_delay_both_ways() {
+    fn round_trip_bound_is_the_diameter_at_the_slowest_hop_both_ways() {
         let delays = "link_delay_ns = 200\nhost_delay_ns = 1000";
-        // Leaf-spine: host, ToR, spine, ToR, host (4 links) at 1.2 µs.
+        // Leaf-spine: host, ToR, spine, ToR, host (4 links); the slowest hop is a host link:
+        // 1.2 µs of delay and 1.2 µs of serialization at 10 Gbps.
         let ls = net("leaf-spine", delays);
-        assert_eq!(ls.round_trip_propagation_bound(), SimTime::from_ns(2 * 4 * 1200));
+        assert_eq!(ls.round_trip_bound(), SimTime::from_ns(2 * 4 * 2400));
         // Fat-tree: host, edge, aggregation, core, aggregation, edge, host (6 links).
         let ft = net("fat-tree", &format!("k = 4\n{delays}"));
-        assert_eq!(ft.round_trip_propagation_bound(), SimTime::from_ns(2 * 6 * 1200));
-        // A pair's single link, and a 1 s link: no limit but the spec's.
+        assert_eq!(ft.round_trip_bound(), SimTime::from_ns(2 * 6 * 2400));
+        // A 1 Mbps core: its serialization is the slowest hop.
+        let slow = net("fat-tree", "k = 4\ncore_link_gbps = 0.001");
+        assert_eq!(slow.round_trip_bound(), SimTime::from_ns(2 * 6 * (12_000_000 + 200)));
+        // A pair's single link of 1 s.
         let pair = net("pair", "link_delay_ns = 1000000000");
-        assert_eq!(pair.round_trip_propagation_bound(), SimTime::from_ms(2000));
+        assert_eq!(pair.round_trip_bound(), SimTime::from_ns(2 * (1_000_000_000 + 1200)));
     }
 
     #[test]
