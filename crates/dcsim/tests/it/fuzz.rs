@@ -154,6 +154,14 @@ fn scaled_down(mut tree: Value) -> Value {
     ] {
         topo.insert(k.into(), json!(v));
     }
+    // pHost's destinations grant at their own link's rate (pHost §2.1 assumes full bisection):
+    // far beyond a realistic oversubscription it collapses, and its flows stall for real
+    // (408:1 left 23 of 30 flows unfinished from 50 ms to 1 s of simulated time; docs/model.md,
+    // pHost). The invariants are checked up to 64:1, where every protocol finishes these 30
+    // web-search flows at its defaults (measured for all twelve).
+    if topo.get("oversubscription").and_then(Value::as_f64).is_some_and(|x| x > 64.0) {
+        topo.insert("oversubscription".into(), json!(64));
+    }
     let w = t.entry("workload").or_insert(json!({})).as_object_mut().unwrap();
     w.insert("flows".into(), json!(30));
     w.insert("incast_senders".into(), json!(3));
