@@ -377,6 +377,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "pase.delegation": True,
     "pase.delegation_period_rtts": 10.0,
     "pase.control_bytes": 40,
+    "phost.source_timeout_mtu": 0.0,
     "fastpass.preset": "paper",
     "fastpass.slot_start": "epoch",
     "fastpass.watchdog_epochs": 16,

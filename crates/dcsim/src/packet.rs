@@ -88,7 +88,8 @@ pub struct Packet {
     pub ecn: u8,
     /// Strict-priority class for multi-queue ports (0 = highest).
     pub class: u8,
-    /// True for a data packet that is a retransmission (for statistics).
+    /// True for a data packet that is a retransmission (for statistics), or a control packet
+    /// sent again (a pHost RTS under `phost.source_timeout_mtu`).
     pub retransmit: bool,
     /// A control packet the switches' arbitrators read (handed to the transport at every
     /// switch it reaches: PASE's arbitration messages).

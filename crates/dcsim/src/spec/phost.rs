@@ -47,6 +47,12 @@ pub struct PhostSpec {
     /// unsolicited packets find the downlink free (paper preset true: our choice, the 2016
     /// code's `hold`; code false: the 2015 code compiles it out).
     pub hold: bool,
+    /// Source-side recovery of a lost RTS or ACK, which neither the paper nor the authors'
+    /// code has: a source that has neither sent a packet nor received a token for this many
+    /// MTU times, and has had no token yet or has sent every packet, sends its RTS again, and
+    /// a destination that has every packet of the flow answers it with the ACK again. 0 (default): off, as published; then a flow whose RTS and
+    /// free-token packets are all dropped, or whose ACK is dropped, never finishes.
+    pub source_timeout_mtu: f64,
     /// `srpt` (default: fewest remaining packets first), `edf` (earliest deadline first) or
     /// `tenant-fair` (the tenant with fewer bytes scheduled first, SRPT within; turns data
     /// priorities and free tokens off unless they are set), at both ends (§3.3, §4.4).
@@ -104,8 +110,23 @@ pub fn resolve(ph: &Section<'_>) -> Result<PhostSpec, SpecError> {
             1_000_000,
         )?,
         hold: ph.bool("hold", !code)?,
+        source_timeout_mtu: ph.f64_in(
+            "source_timeout_mtu",
+            0.0,
+            0.0,
+            1e9,
+            "must be >= 0 MTU times (0: off)",
+        )?,
         policy: PhostPolicy::Srpt, // set below: it changes other fields' defaults
     };
+    let timeout = phost.source_timeout_mtu;
+    if timeout > 0.0 && timeout < 1.0 {
+        // Shorter than one packet's time, the timer would fire between any two packets.
+        return Err(SpecError::new(
+            "phost.source_timeout_mtu",
+            format!("{timeout} must be 0 (off) or at least 1 MTU time"),
+        ));
+    }
     let mut phost = phost;
     phost.policy = ph.choice("policy", PhostPolicy::Srpt)?;
     if phost.policy == PhostPolicy::TenantFair {

@@ -74,6 +74,9 @@ crate::transport_events! {
         SourceWake(host) = 0,
         /// Host `.0`'s token clock ticks (at most one token per MTU time).
         TokenClock(host) = 1,
+        /// The source timer of the flow in slot `.0` (flow id `.1`), when `source_timeout_mtu`
+        /// is set.
+        SourceTimer(slot, flow) = 2,
     }
 }
 
@@ -106,6 +109,7 @@ impl PhostParams {
             t_mtu,
             token_interval: rate.tx_time(p.token_interval_bytes as u64),
             hold: p.hold,
+            source_timeout: (p.source_timeout_mtu > 0.0).then(|| mtus(p.source_timeout_mtu)),
             free_tokens: p.free_tokens,
             free_tokens_only_short: p.free_tokens_only_short,
             token_expiry: mtus(p.token_expiry_mtu),
@@ -137,6 +141,9 @@ pub struct PhostParams {
     /// Leave the destination's token slots unused while a new flow's free-token packets
     /// arrive (`hold`).
     pub hold: bool,
+    /// How long a source waits without sending or receiving a token before it sends its RTS
+    /// again (`None`: never, as published).
+    pub source_timeout: Option<SimTime>,
     /// Free tokens per flow.
     pub free_tokens: u32,
     /// Free tokens only for flows that fit in them entirely (the authors' code), instead of
@@ -223,6 +230,10 @@ struct Flow {
     tokens: Vec<Token>,
     remaining_at_sender: u32,
     packets_sent: u32,
+    /// When the source last sent a packet or received a token (its source timer's reference).
+    last_activity: SimTime,
+    /// The source has received a token: its destination knows the flow.
+    heard: bool,
     // destination
     known: bool,
     received: SeqSet,
@@ -282,6 +293,8 @@ struct PhostStats {
     tokens_expired: u64,
     free_tokens: u64,
     free_tokens_expired: u64,
+    rts_resent: u64,
+    acks_resent: u64,
 }
 
 impl HostTransport for PhostTransport {
@@ -316,6 +329,7 @@ impl HostTransport for PhostTransport {
             tenant: f.tenant,
             tokens,
             remaining_at_sender: n,
+            last_activity: now,
             received,
             ..Flow::default()
         };
@@ -326,6 +340,9 @@ impl HostTransport for PhostTransport {
             Packet { header, ..control(RTS, wire, &self.flows[slot as usize], f.src, f.dst, now) };
         fab.inject(f.src, rts);
         self.hosts[f.src as usize].sending.push(slot);
+        if let Some(timeout) = self.params.source_timeout {
+            fab.schedule(now + timeout, PhostEvent::SourceTimer(slot, f.id).encode());
+        }
         self.wake_sender(f.src, now, fab);
     }
 
@@ -341,7 +358,18 @@ impl HostTransport for PhostTransport {
         };
         let now = fab.now();
         match p.kind {
-            RTS => self.know(slot, p.header[TOKEN_SEQ], fab),
+            RTS => {
+                let fl = &self.destinations()[slot as usize];
+                if p.retransmit && fl.known && fl.received_count == fl.n_pkts {
+                    // A source that lost the ACK asks again (`source_timeout_mtu`). A first
+                    // RTS can arrive after all the data it announced (another path), and
+                    // is ignored then, as published.
+                    self.stats.acks_resent += 1;
+                    self.send_ack(slot, fab);
+                } else {
+                    self.know(slot, p.header[TOKEN_SEQ], fab);
+                }
+            }
             PacketKind::DATA => {
                 let n_pkts = self.destinations()[slot as usize].n_pkts;
                 let free = self.free_tokens(n_pkts);
@@ -351,11 +379,9 @@ impl HostTransport for PhostTransport {
                 if fl.received.insert(p.seq) {
                     fl.received_count += 1;
                     if fl.received_count == fl.n_pkts {
-                        let mut ack = control(PacketKind::ACK, slot, fl, fl.dst, fl.src, now);
-                        ack.header[REISSUES] = fl.reissues;
                         let dst = fl.dst;
                         self.hosts[dst as usize].receiving.retain(|&s| s != slot);
-                        fab.inject(dst, ack);
+                        self.send_ack(slot, fab);
                     }
                 }
             }
@@ -365,6 +391,8 @@ impl HostTransport for PhostTransport {
                 let token_seq = p.header[TOKEN_SEQ];
                 fl.tokens.push(Token { expiry, token_seq, data_seq: p.seq });
                 fl.remaining_at_sender = p.header[REMAINING];
+                fl.last_activity = now;
+                fl.heard = true;
                 let src = fl.src;
                 self.wake_sender(src, now, fab);
             }
@@ -386,15 +414,18 @@ impl HostTransport for PhostTransport {
         match PhostEvent::decode(code, a, b) {
             PhostEvent::SourceWake(host) => self.on_source_wake(host, fab),
             PhostEvent::TokenClock(host) => self.on_token_clock(host, fab),
+            PhostEvent::SourceTimer(slot, flow) => self.on_source_timer(slot, flow, fab),
         }
     }
 
-    /// Numbers this transport's slots for partition `index` of `count` (module docs).
-    /// A flow waits for re-issued tokens `reissue_after` after its last token, and a
-    /// downgraded one `downgrade_for`.
+    /// A flow waits for re-issued tokens `reissue_after` after its last token, a downgraded one
+    /// `downgrade_for`, and a silent source `source_timeout` before it sends its RTS again.
     fn recovery_timeout(&self, _net: &crate::topology::Network) -> SimTime {
-        self.params.reissue_after.max(self.params.downgrade_for)
+        let p = &self.params;
+        p.reissue_after.max(p.downgrade_for).max(p.source_timeout.unwrap_or(SimTime::ZERO))
     }
+
+    /// Numbers this transport's slots for partition `index` of `count` (module docs).
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.params.partitioned, "only the partitioned model is partitioned");
         debug_assert!(self.flows.is_empty(), "set before any flow starts");
@@ -403,12 +434,16 @@ impl HostTransport for PhostTransport {
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let s = &self.stats;
-        vec![
+        let mut counters = vec![
             ("tokens_sent", s.tokens_sent),
             ("tokens_expired", s.tokens_expired),
             ("free_tokens", s.free_tokens),
             ("free_tokens_expired", s.free_tokens_expired),
-        ]
+        ];
+        if self.params.source_timeout.is_some() {
+            counters.extend([("rts_resent", s.rts_resent), ("acks_resent", s.acks_resent)]);
+        }
+        counters
     }
 }
 
@@ -507,6 +542,7 @@ impl PhostTransport {
         let size = crate::units::Bytes(fl.size_bytes).packet_wire_bytes(t.data_seq);
         let priority = if p.data_priorities && fl.n_pkts > p.short_flow_pkts { 2 } else { 1 };
         fl.packets_sent += 1;
+        fl.last_activity = now;
         let mut header = [0; 2];
         (header[TOKEN_SEQ], header[REMAINING]) = (t.token_seq, fl.n_pkts);
         let data = Packet {
@@ -643,6 +679,49 @@ impl PhostTransport {
         }
         fab.inject(host, token);
         self.wake_clock(host, now + t_mtu, fab);
+    }
+
+    /// The destination has every packet of the flow in `slot`: one ACK to the source, carrying
+    /// the flow's re-issues (for its completion record).
+    fn send_ack(&mut self, slot: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let fl = &self.destinations()[slot as usize];
+        let mut ack = control(PacketKind::ACK, slot, fl, fl.dst, fl.src, now);
+        ack.header[REISSUES] = fl.reissues;
+        fab.inject(fl.dst, ack);
+    }
+
+    /// The source timer of flow `flow` in `slot` (`source_timeout_mtu`): if the source has
+    /// neither sent a packet nor received a token for the timeout, and either has had no token
+    /// yet (its RTS may have been lost) or has sent every packet (its ACK may have been lost),
+    /// it sends the RTS again; the destination answers a complete flow's RTS with the ACK. A
+    /// flow that has had tokens and still has packets to send is only waiting for its turn at
+    /// the destination, which knows it. The timer runs until the flow's ACK arrives.
+    fn on_source_timer(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let Some(timeout) = self.params.source_timeout else { return };
+        let fl = &mut self.flows[slot as usize];
+        if !fl.active || fl.id != flow {
+            return;
+        }
+        let due = fl.last_activity + timeout;
+        if now >= due && (!fl.heard || fl.packets_sent >= fl.n_pkts) {
+            fl.last_activity = now;
+            let free = free_token_count(&self.params, fl.n_pkts);
+            let mut header = [0; 2];
+            (header[TOKEN_SEQ], header[REMAINING]) = (free, fl.n_pkts);
+            let rts = Packet {
+                header,
+                retransmit: true,
+                ..control(RTS, self.numbering.wire(slot), fl, fl.src, fl.dst, now)
+            };
+            fab.inject(fl.src, rts);
+            self.stats.rts_resent += 1;
+        }
+        // Not yet due: look again when it is; due (resent, or only waiting its turn): in a
+        // timeout.
+        let next = if now < due { due } else { now + timeout };
+        fab.schedule(next, PhostEvent::SourceTimer(slot, flow).encode());
     }
 
     /// A destination learns of a flow (its RTS, or its first data packet).

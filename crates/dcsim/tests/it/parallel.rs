@@ -80,6 +80,16 @@ fn every_thread_count_gives_the_same_bytes() {
         ("queue-order-ties", &["transport.protocol=pfabric", "pfabric.ties=queue-order"]),
         ("phost-authors-code", &["transport.protocol=phost", "phost.preset=authors-code"]),
         ("phost-fat-tree", &["topology.kind=fat-tree", "topology.k=4", "transport.protocol=phost"]),
+        // Two packets of memory per switch: RTSs and ACKs are lost and sent again.
+        (
+            "phost-source-timeout",
+            &[
+                "transport.protocol=phost",
+                "phost.source_timeout_mtu=20",
+                "topology.shared_buffer_bytes=3000",
+                "topology.buffer_bytes=3000",
+            ],
+        ),
         ("fastpass-authors-code", &["transport.protocol=fastpass", "fastpass.preset=authors-code"]),
         // 40 timeslots per epoch: a flow's schedule spans two packets (32 timeslots each).
         ("fastpass-40-slots", &["transport.protocol=fastpass", "fastpass.epoch_slots=40"]),

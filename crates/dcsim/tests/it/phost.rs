@@ -210,3 +210,77 @@ fn token_counters_count_tokens_sent_and_expired() {
         "{sent} packets sent on {issued} tokens of which {expired} + {free_expired} expired"
     );
 }
+
+/// A one-packet flow whose RTS and only (free-token) data packet are both lost at the source's
+/// NIC: its destination never learns of it.
+fn rts_and_data_lost() -> [LossRule; 2] {
+    [
+        LossRule { flow: 0, seq: 0, kind: dcsim::transport::phost::RTS, hop: 0, count: 1 },
+        LossRule { flow: 0, seq: 0, kind: PacketKind::DATA, hop: 0, count: 1 },
+    ]
+}
+
+#[test]
+#[cfg_attr(debug_assertions, should_panic(expected = "flows stalled"))]
+fn a_lost_rts_with_its_free_packets_is_never_recovered_as_published() {
+    // Neither the paper nor the authors' code has a source timeout: with
+    // `source_timeout_mtu = 0` (default) the run ends with the flow open (debug builds assert).
+    let out = run(spec_with_trace(PAIR, &["0,0,1,1460,0"]), &rts_and_data_lost());
+    let c = &out.summary.counters;
+    assert_eq!((c.flows_stalled, out.summary.flows_completed), (1, 0));
+}
+
+#[test]
+fn the_source_timeout_resends_a_lost_rts() {
+    // Timeout 10 T = 12 µs. The data packet leaves (and is lost) at 0, the source's last
+    // activity; the RTS goes again at 12 µs and reaches the destination at 12.232 µs. Its one
+    // free token covers the whole flow, so the destination waits the re-issue timeout (24 T =
+    // 28.8 µs) for that packet: the token leaves at 41.032 µs (meanwhile the silent source
+    // resends its RTS at 24 and 36 µs, which the destination ignores), reaches the source at
+    // 41.264, the packet arrives at 42.664 and the ACK at 42.896 µs.
+    let spec =
+        spec_with_trace(&format!("{PAIR}[phost]\nsource_timeout_mtu = 10\n"), &["0,0,1,1460,0"]);
+    let out = run(spec, &rts_and_data_lost());
+    assert_eq!(fct_ps(&out, 0), ns(42_896));
+    let counter = |name: &str| out.summary.counters.transport_counters[name];
+    assert_eq!((counter("rts_resent"), counter("acks_resent")), (3, 0));
+    assert_eq!(out.summary.counters.flows_stalled, 0);
+}
+
+#[test]
+fn the_source_timeout_recovers_a_lost_ack() {
+    // The RTS leaves at 0 and the data packet, once the NIC is free, at 32 ns: the source's
+    // last activity. The packet arrives at 1.432 µs and its ACK is lost at the destination's
+    // NIC. 10 T after 32 ns the source resends the RTS (12.032 µs, at the destination 12.264);
+    // the destination, which has every packet, answers with the ACK again: 12.496 µs.
+    let ack_lost = LossRule { flow: 0, seq: 0, kind: PacketKind::ACK, hop: 0, count: 1 };
+    let spec =
+        spec_with_trace(&format!("{PAIR}[phost]\nsource_timeout_mtu = 10\n"), &["0,0,1,1460,0"]);
+    let out = run(spec, &[ack_lost]);
+    assert_eq!(fct_ps(&out, 0), ns(12_496));
+    let counter = |name: &str| out.summary.counters.transport_counters[name];
+    assert_eq!((counter("rts_resent"), counter("acks_resent")), (1, 1));
+}
+
+#[test]
+fn the_source_timeout_changes_nothing_without_loss() {
+    // The timer only fires after a silence: the first test's flow sends or hears something at
+    // least every 10 µs (the held slots are 9.6 µs), so with a 10 T timeout it finishes exactly
+    // as before, with no RTS sent again.
+    let spec =
+        spec_with_trace(&format!("{PAIR}[phost]\nsource_timeout_mtu = 10\n"), &["0,0,1,29200,0"]);
+    let out = run(spec, &[]);
+    assert_eq!(fct_ps(&out, 0), ns(24_896));
+    assert_eq!(out.summary.counters.transport_counters["rts_resent"], 0);
+    // Without the field the counters stay as they were.
+    let off = run(spec_with_trace(PAIR, &["0,0,1,29200,0"]), &[]);
+    assert!(!off.summary.counters.transport_counters.contains_key("rts_resent"));
+}
+
+#[test]
+fn a_source_timeout_below_one_packet_time_is_refused() {
+    let e = dcsim::Spec::from_toml_str(&format!("{PAIR}[phost]\nsource_timeout_mtu = 0.5\n"))
+        .unwrap_err();
+    assert_eq!(e.path, "phost.source_timeout_mtu");
+    assert!(e.message.contains("0.5") && e.message.contains("at least 1"), "{e}");
+}
