@@ -502,13 +502,16 @@ impl HostTransport for DcpimTransport {
         }
     }
 
-    /// Numbers this transport's slots for partition `index` of `count` (module docs).
     /// A full token window slides after `window_timeout`; missing packets get tokens again
-    /// after `resend_timeout`.
+    /// after `resend_timeout`; a flow left out of a matching waits for the next one to end,
+    /// up to a period and a matching phase (over a millisecond with α near its largest).
     fn recovery_timeout(&self, net: &Network) -> SimTime {
         let t = self.timing.unwrap_or_else(|| Timing::of_fabric(&self.spec, net));
-        t.window_timeout.max(t.resend_timeout)
+        let next_matching = t.period + SimTime(t.round.as_ps() * u64::from(self.params.rounds));
+        t.window_timeout.max(t.resend_timeout).max(next_matching)
     }
+
+    /// Numbers this transport's slots for partition `index` of `count` (module docs).
     fn set_partition(&mut self, index: u32, count: u32) {
         debug_assert!(self.partitioned, "only the partitioned model is partitioned");
         debug_assert!(self.flows.is_empty(), "set before any flow starts");
