@@ -43,7 +43,7 @@ fn summary_without_wall(out: &RunOutput) -> serde_json::Value {
 }
 
 /// Everything a run writes, in a comparable form (the flow table by digest).
-fn fingerprint(out: &RunOutput) -> String {
+pub(crate) fn fingerprint(out: &RunOutput) -> String {
     format!(
         "{}\n{}\n{:?}\n{:?}\n{:?}",
         flow_table_digest(&out.records),
