@@ -67,10 +67,11 @@ bench-table: install
 
 # The long fuzz run: a million generated spec trees through the resolver (no panic, errors name
 # a field, resolution idempotent), 600 scaled-down valid specs run with every invariant, 600
-# trees in the partitioned model run on 1 and 2 threads (same bytes), and 20,000 generated
-# trees, TOML texts and overrides through the Python layer (SpecError or ok).
+# trees in the partitioned model run on 1 and 2 threads (same bytes), 600 runs with fuzzed
+# packet losses (every flow finishes), and 20,000 generated trees, TOML texts and overrides
+# through the Python layer (SpecError or ok).
 fuzz: install $(DEV)
-	DCSIM_FUZZ_CASES=1000000 DCSIM_FUZZ_RUNS=600 DCSIM_FUZZ_PARALLEL_RUNS=600 cargo test --release -p dcsim --test it fuzz -- --nocapture
+	DCSIM_FUZZ_CASES=1000000 DCSIM_FUZZ_RUNS=600 DCSIM_FUZZ_PARALLEL_RUNS=600 DCSIM_FUZZ_LOSS_RUNS=600 cargo test --release -p dcsim --test it fuzz -- --nocapture
 	DCSIM_HYPOTHESIS_EXAMPLES=20000 $(PY) -m pytest -q tests/test_fuzz.py
 
 # Every reproduction at quick scale, then docs/figures.md.

@@ -397,6 +397,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "dcpim.resend_timeout_bdp": 1.0,
     "dcpim.shortest_first_rounds": 1,
     "dcpim.hold": True,
+    "dcpim.source_timeout_bdp": 0.0,
     "output.ports_sample_us": 0.0,
     "output.ports_max_rows": 5_000_000,
     "output.packet_trace": False,

@@ -44,6 +44,13 @@ pub struct DcpimSpec {
     /// Leave as many token slots unused after an unscheduled flow's announcement as it has
     /// packets, so its packets find the downlink free (true, the artifact's `TOKEN_HOLD`).
     pub hold: bool,
+    /// Source-side recovery of a lost RTS or ACK, which the artifact does not have, in BDP
+    /// transmission times: a sender that has neither sent a packet nor received a token for
+    /// this long, and has had no token yet or has sent every packet, sends its RTS again, and a
+    /// receiver that has every packet answers with the ACK again. 0 (default): off, as the
+    /// artifact; then a scheduled flow whose RTS is dropped, or a flow whose ACK is dropped,
+    /// never finishes.
+    pub source_timeout_bdp: f64,
 }
 
 /// Resolves `[dcpim]`.
@@ -74,6 +81,22 @@ pub fn resolve(d: &Section<'_>) -> Result<DcpimSpec, SpecError> {
         resend_timeout_bdp: d.f64_in("resend_timeout_bdp", 1.0, 0.01, 1e6, bdps)?,
         shortest_first_rounds: d.u32_in("shortest_first_rounds", 1, 0, 64)?,
         hold: d.bool("hold", true)?,
+        source_timeout_bdp: d.f64_in(
+            "source_timeout_bdp",
+            0.0,
+            0.0,
+            1e6,
+            "must be >= 0 BDPs (0: off)",
+        )?,
     };
+    let timeout = spec.source_timeout_bdp;
+    if timeout > 0.0 && timeout < 1.0 {
+        // Shorter than a round trip's worth of packets, the timer would fire while the first
+        // token is on its way.
+        return Err(SpecError::new(
+            "dcpim.source_timeout_bdp",
+            format!("{timeout} must be 0 (off) or at least 1 BDP"),
+        ));
+    }
     Ok(spec)
 }

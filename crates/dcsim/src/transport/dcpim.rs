@@ -68,7 +68,8 @@
 
 use super::{
     entry_holding, nic_free_on_wake, receiving_entry, receiving_table, schedule_nic_wake, sending_entry,
-    Completion, HostTransport, Parts, PortPlan, Protocol, SlotNumbering, TransportEvent,
+    Completion, HostTransport, Parts, PortPlan, Protocol, SlotNumbering, SourceTimer,
+    TransportEvent,
 };
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
@@ -114,6 +115,9 @@ crate::transport_events! {
         Token(host, tag) = 2,
         /// Host `.0`'s NIC is free: send the next packet.
         SenderWake(host) = 3,
+        /// The source timer of the flow in slot `.0` (flow id `.1`), when `source_timeout_bdp`
+        /// is set.
+        SourceTimer(slot, flow) = 4,
     }
 }
 
@@ -156,6 +160,9 @@ pub struct Timing {
     pub window_timeout: SimTime,
     /// The wait before tokens are issued again for missing packets.
     pub resend_timeout: SimTime,
+    /// How long a silent sender waits before it sends its RTS again (`None`: never, as the
+    /// artifact).
+    pub source_timeout: Option<SimTime>,
 }
 
 impl Timing {
@@ -186,6 +193,7 @@ impl Timing {
             window_pkts: (d.token_window_bdp * bdp as f64).floor() as u32,
             window_timeout: bdp_time(d.token_window_timeout_bdp),
             resend_timeout: bdp_time(d.resend_timeout_bdp),
+            source_timeout: (d.source_timeout_bdp > 0.0).then(|| bdp_time(d.source_timeout_bdp)),
         }
     }
 
@@ -253,6 +261,8 @@ struct Flow {
     packets_sent: u32,
     /// Packets still missing at the receiver, as its last token said.
     remaining_at_sender: u32,
+    /// The sender's guard against a lost RTS or ACK (`source_timeout_bdp`).
+    source_timer: SourceTimer,
     // receiver
     known: bool,
     done_at_receiver: bool,
@@ -377,6 +387,8 @@ struct DcpimStats {
     matched_channels: u64,
     tokens: u64,
     tokens_expired: u64,
+    rts_resent: u64,
+    acks_resent: u64,
 }
 
 /// The dcPIM transport.
@@ -423,6 +435,10 @@ impl HostTransport for DcpimTransport {
             ..Flow::default()
         };
         let now = fab.now();
+        fl.source_timer = SourceTimer::started(now);
+        if let Some(timeout) = self.timing().source_timeout {
+            fab.schedule(now + timeout, DcpimEvent::SourceTimer(slot, f.id).encode());
+        }
         let rts = Packet {
             header: [n, 0],
             ..Packet::new(RTS, f.id, self.numbering.wire(slot), f.src, f.dst, 0, CONTROL_BYTES, now)
@@ -458,14 +474,27 @@ impl HostTransport for DcpimTransport {
             entry_holding(&self.flows, p.slot, p.flow)?
         };
         match p.kind {
-            RTS => self.know(p.slot, fab),
+            RTS => {
+                let fl = &self.receiving_flows()[p.slot as usize];
+                if p.retransmit && fl.known && fl.done_at_receiver {
+                    // A sender that lost the ACK asks again (`source_timeout_bdp`). A first
+                    // RTS can arrive after all the data it announced (another path), and is
+                    // ignored then, as in the artifact.
+                    self.stats.acks_resent += 1;
+                    self.send_ack(p.slot, fab);
+                } else {
+                    self.know(p.slot, fab);
+                }
+            }
             PacketKind::DATA => self.on_data(&p, fab),
             REQUEST => self.on_request(&p, fab),
             GRANT => self.on_grant(&p),
             ACCEPT => self.on_accept(&p, fab),
             RELEASE => self.on_release(&p),
             TOKEN => {
-                self.flows[slot as usize].remaining_at_sender = p.header[1];
+                let fl = &mut self.flows[slot as usize];
+                fl.remaining_at_sender = p.header[1];
+                fl.source_timer.token(fab.now());
                 let h = &mut self.hosts[p.dst as usize];
                 self.token_order += 1;
                 h.tokens.push(HeldToken {
@@ -499,6 +528,7 @@ impl HostTransport for DcpimTransport {
             DcpimEvent::Grant(host) => self.on_grant_time(host, fab),
             DcpimEvent::Token(host, tag) => self.on_token_tick(host, tag, fab),
             DcpimEvent::SenderWake(host) => self.on_sender_wake(host, fab),
+            DcpimEvent::SourceTimer(slot, flow) => self.on_source_timer(slot, flow, fab),
         }
     }
 
@@ -508,7 +538,8 @@ impl HostTransport for DcpimTransport {
     fn recovery_timeout(&self, net: &Network) -> SimTime {
         let t = self.timing.unwrap_or_else(|| Timing::of_fabric(&self.spec, net));
         let next_matching = t.period + SimTime(t.round.as_ps() * u64::from(self.params.rounds));
-        t.window_timeout.max(t.resend_timeout).max(next_matching)
+        let source = t.source_timeout.unwrap_or(SimTime::ZERO);
+        t.window_timeout.max(t.resend_timeout).max(next_matching).max(source)
     }
 
     /// Numbers this transport's slots for partition `index` of `count` (module docs).
@@ -520,7 +551,7 @@ impl HostTransport for DcpimTransport {
 
     fn counters(&self) -> Vec<(&'static str, u64)> {
         let s = &self.stats;
-        vec![
+        let mut counters = vec![
             ("requests", s.requests),
             ("grants", s.grants),
             ("accepts", s.accepts),
@@ -528,7 +559,11 @@ impl HostTransport for DcpimTransport {
             ("matched_channels", s.matched_channels),
             ("tokens", s.tokens),
             ("tokens_expired", s.tokens_expired),
-        ]
+        ];
+        if self.spec.source_timeout_bdp > 0.0 {
+            counters.extend([("rts_resent", s.rts_resent), ("acks_resent", s.acks_resent)]);
+        }
+        counters
     }
 }
 
@@ -615,6 +650,42 @@ impl DcpimTransport {
     // ---- receiver: learning flows, data, ACK ----
 
     /// The receiver learns of a flow (its RTS, or a first data packet).
+    /// The receiver has every packet of the flow in `slot`: one ACK to the sender (carrying the
+    /// receiver's re-issues in the partitioned model, whose sender's entry is not this one).
+    fn send_ack(&mut self, slot: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let partitioned = self.partitioned;
+        let fl = &self.receiving_flows()[slot as usize];
+        let mut ack = Packet::new(PacketKind::ACK, fl.id, slot, fl.dst, fl.src, 0, CONTROL_BYTES, now);
+        if partitioned {
+            ack.header[RECEIVER_REISSUES] = fl.reissues;
+        }
+        fab.inject(fl.dst, ack);
+    }
+
+    /// The source timer of flow `flow` in `slot` (`source_timeout_bdp`; [`SourceTimer`] says
+    /// when it sends the RTS again). It runs until the flow's ACK arrives.
+    fn on_source_timer(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        let Some(timeout) = self.timing().source_timeout else { return };
+        let wire = self.numbering.wire(slot);
+        let fl = &mut self.flows[slot as usize];
+        if !fl.active || fl.id != flow {
+            return;
+        }
+        let (resend, next) = fl.source_timer.fire(now, timeout, fl.packets_sent >= fl.n_pkts);
+        if resend {
+            let rts = Packet {
+                header: [fl.n_pkts, 0],
+                retransmit: true,
+                ..Packet::new(RTS, fl.id, wire, fl.src, fl.dst, 0, CONTROL_BYTES, now)
+            };
+            fab.inject(fl.src, rts);
+            self.stats.rts_resent += 1;
+        }
+        fab.schedule(next, DcpimEvent::SourceTimer(slot, flow).encode());
+    }
+
     fn know(&mut self, slot: u32, fab: &mut Fabric) {
         let now = fab.now();
         let t = *self.timing();
@@ -640,8 +711,7 @@ impl DcpimTransport {
 
     fn on_data(&mut self, p: &Packet, fab: &mut Fabric) {
         self.know(p.slot, fab);
-        let now = fab.now();
-        let (window, partitioned) = (self.timing().window_pkts, self.partitioned);
+        let window = self.timing().window_pkts;
         let fl = &mut self.receiving_flows()[p.slot as usize];
         fl.responded = fl.responded.max(p.header[0] + 1);
         if !fl.received.insert(p.seq) {
@@ -651,13 +721,8 @@ impl DcpimTransport {
         let (src, dst) = (fl.src, fl.dst);
         if fl.received_count == fl.n_pkts {
             fl.done_at_receiver = true;
-            let mut ack = Packet::new(PacketKind::ACK, fl.id, p.slot, dst, src, 0, CONTROL_BYTES, now);
-            if partitioned {
-                // The sender's entry is not this one: the ACK tells it the re-issues.
-                ack.header[RECEIVER_REISSUES] = fl.reissues;
-            }
             self.hosts[dst as usize].receiving.retain(|&s| s != p.slot);
-            fab.inject(dst, ack);
+            self.send_ack(p.slot, fab);
         } else if fl.tokens_sent - fl.responded.min(fl.tokens_sent) <= window {
             self.wake_link(dst, src, fab);
         }
@@ -1036,6 +1101,7 @@ impl DcpimTransport {
         let fl = &mut self.flows[token.slot as usize];
         let size = Bytes(fl.size_bytes).packet_wire_bytes(token.data_seq);
         fl.packets_sent += 1;
+        fl.source_timer.sent(now);
         let mut header = [token.token_seq, 0];
         if self.partitioned {
             header[LENGTH] = fl.n_pkts;

@@ -204,6 +204,57 @@ pub(crate) fn sending_entry<T: ReceivingEntry>(
     entry_holding(table, numbering.entry(p.slot)?, p.flow)
 }
 
+/// A source's guard against a lost announcement (RTS) or a lost final ACK, for the
+/// receiver-driven protocols whose papers and authors' simulators have none (pHost's
+/// `source_timeout_mtu`, dcPIM's `source_timeout_bdp`): without it a flow whose RTS (and any
+/// unscheduled packets) or whose ACK is dropped never finishes. The source sends its RTS
+/// again after a silence of the timeout (no packet sent, no token received) if it has had no
+/// token yet (its receiver may not know it) or has sent every packet (its ACK may be lost); a
+/// flow that has had tokens and has packets left is only waiting for its turn at a receiver
+/// that knows it. The receiver answers such an RTS of a flow it has complete with the ACK.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SourceTimer {
+    last_activity: SimTime,
+    heard: bool,
+}
+
+impl SourceTimer {
+    /// A flow's timer, started with its RTS at `now`.
+    pub(crate) fn started(now: SimTime) -> Self {
+        SourceTimer { last_activity: now, heard: false }
+    }
+
+    /// The source sent a packet of the flow.
+    pub(crate) fn sent(&mut self, now: SimTime) {
+        self.last_activity = now;
+    }
+
+    /// A token of the flow arrived: its receiver knows it.
+    pub(crate) fn token(&mut self, now: SimTime) {
+        self.last_activity = now;
+        self.heard = true;
+    }
+
+    /// The timer fired at `now`: whether to send the RTS again (`all_sent`: every packet has
+    /// been sent at least once), and when to look again.
+    pub(crate) fn fire(
+        &mut self,
+        now: SimTime,
+        timeout: SimTime,
+        all_sent: bool,
+    ) -> (bool, SimTime) {
+        let due = self.last_activity + timeout;
+        if now < due {
+            return (false, due);
+        }
+        let resend = !self.heard || all_sent;
+        if resend {
+            self.last_activity = now;
+        }
+        (resend, now + timeout)
+    }
+}
+
 /// `slot`, if the entry of `table` there holds flow `flow` (`None`: it holds another flow,
 /// or none: a straggler). The sequential model's check of every packet (pHost, Homa, dcPIM).
 #[inline]

@@ -41,7 +41,8 @@
 
 use super::{
     entry_holding, nic_free_on_wake, receiving_entry, receiving_table, schedule_nic_wake, sending_entry,
-    Completion, HostTransport, Parts, PortPlan, Protocol, SlotNumbering, TransportEvent,
+    Completion, HostTransport, Parts, PortPlan, Protocol, SlotNumbering, SourceTimer,
+    TransportEvent,
 };
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind, SeqSet};
@@ -230,10 +231,8 @@ struct Flow {
     tokens: Vec<Token>,
     remaining_at_sender: u32,
     packets_sent: u32,
-    /// When the source last sent a packet or received a token (its source timer's reference).
-    last_activity: SimTime,
-    /// The source has received a token: its destination knows the flow.
-    heard: bool,
+    /// The source's guard against a lost RTS or ACK (`source_timeout_mtu`).
+    source_timer: SourceTimer,
     // destination
     known: bool,
     received: SeqSet,
@@ -329,7 +328,7 @@ impl HostTransport for PhostTransport {
             tenant: f.tenant,
             tokens,
             remaining_at_sender: n,
-            last_activity: now,
+            source_timer: SourceTimer::started(now),
             received,
             ..Flow::default()
         };
@@ -391,8 +390,7 @@ impl HostTransport for PhostTransport {
                 let token_seq = p.header[TOKEN_SEQ];
                 fl.tokens.push(Token { expiry, token_seq, data_seq: p.seq });
                 fl.remaining_at_sender = p.header[REMAINING];
-                fl.last_activity = now;
-                fl.heard = true;
+                fl.source_timer.token(now);
                 let src = fl.src;
                 self.wake_sender(src, now, fab);
             }
@@ -542,7 +540,7 @@ impl PhostTransport {
         let size = crate::units::Bytes(fl.size_bytes).packet_wire_bytes(t.data_seq);
         let priority = if p.data_priorities && fl.n_pkts > p.short_flow_pkts { 2 } else { 1 };
         fl.packets_sent += 1;
-        fl.last_activity = now;
+        fl.source_timer.sent(now);
         let mut header = [0; 2];
         (header[TOKEN_SEQ], header[REMAINING]) = (t.token_seq, fl.n_pkts);
         let data = Packet {
@@ -691,12 +689,8 @@ impl PhostTransport {
         fab.inject(fl.dst, ack);
     }
 
-    /// The source timer of flow `flow` in `slot` (`source_timeout_mtu`): if the source has
-    /// neither sent a packet nor received a token for the timeout, and either has had no token
-    /// yet (its RTS may have been lost) or has sent every packet (its ACK may have been lost),
-    /// it sends the RTS again; the destination answers a complete flow's RTS with the ACK. A
-    /// flow that has had tokens and still has packets to send is only waiting for its turn at
-    /// the destination, which knows it. The timer runs until the flow's ACK arrives.
+    /// The source timer of flow `flow` in `slot` (`source_timeout_mtu`; [`SourceTimer`] says
+    /// when it sends the RTS again). It runs until the flow's ACK arrives.
     fn on_source_timer(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
         let now = fab.now();
         let Some(timeout) = self.params.source_timeout else { return };
@@ -704,9 +698,8 @@ impl PhostTransport {
         if !fl.active || fl.id != flow {
             return;
         }
-        let due = fl.last_activity + timeout;
-        if now >= due && (!fl.heard || fl.packets_sent >= fl.n_pkts) {
-            fl.last_activity = now;
+        let (resend, next) = fl.source_timer.fire(now, timeout, fl.packets_sent >= fl.n_pkts);
+        if resend {
             let free = free_token_count(&self.params, fl.n_pkts);
             let mut header = [0; 2];
             (header[TOKEN_SEQ], header[REMAINING]) = (free, fl.n_pkts);
@@ -718,9 +711,6 @@ impl PhostTransport {
             fab.inject(fl.src, rts);
             self.stats.rts_resent += 1;
         }
-        // Not yet due: look again when it is; due (resent, or only waiting its turn): in a
-        // timeout.
-        let next = if now < due { due } else { now + timeout };
         fab.schedule(next, PhostEvent::SourceTimer(slot, flow).encode());
     }
 

@@ -253,3 +253,61 @@ fn dcpim_runs_on_every_topology_kind() {
         assert!(counters["matched_channels"] > 0 && counters["tokens"] > 0, "{topo}");
     }
 }
+
+/// A scheduled flow (10 packets, more than the BDP of 2) whose RTS is lost at its sender's NIC.
+fn lost_rts() -> LossRule {
+    LossRule { flow: 0, seq: 0, kind: dcsim::transport::dcpim::RTS, hop: 0, count: 1 }
+}
+
+#[test]
+#[cfg_attr(debug_assertions, should_panic(expected = "flows stalled"))]
+fn a_lost_rts_is_never_recovered_as_in_the_artifact() {
+    // The artifact has no sender timeout: with `source_timeout_bdp = 0` (default) the receiver
+    // never learns of the flow (debug builds assert on the stalled flow).
+    let out = run(spec_with_trace(&star(2, ""), &["0,0,1,14600,0.00001"]), &[lost_rts()]);
+    assert_eq!((out.summary.counters.flows_stalled, out.summary.flows_completed), (1, 0));
+}
+
+#[test]
+fn the_source_timeout_resends_a_lost_rts() {
+    // Timeout 5 BDP times = 12 µs. Without loss the RTS (sent at 10 µs) reaches the receiver
+    // at 10.464, in time for the matching of the epoch at 12 µs. Lost, it goes again at 22 µs
+    // (arriving 22.464) and the flow is matched in the epoch at 24 µs instead: everything one
+    // period (12 µs) later. The silent sender sends it a second time at 34 µs, before its
+    // first token (the data phase begins at 36 µs); the receiver ignores that one. Without
+    // the loss the sender, unheard until its data phase at 24 µs, also sends one at 22 µs.
+    let rows = ["0,0,1,14600,0.00001"];
+    let timeout = star(2, "source_timeout_bdp = 5\n");
+    let clean = run(spec_with_trace(&timeout, &rows), &[]);
+    let lossy = run(spec_with_trace(&timeout, &rows), &[lost_rts()]);
+    assert_eq!(fct_ps(&lossy, 0), fct_ps(&clean, 0) + 12_000_000);
+    let counter = |o: &dcsim::RunOutput, name: &str| o.summary.counters.transport_counters[name];
+    assert_eq!((counter(&lossy, "rts_resent"), counter(&lossy, "acks_resent")), (2, 0));
+    assert_eq!(counter(&clean, "rts_resent"), 1);
+}
+
+#[test]
+fn the_source_timeout_recovers_a_lost_ack() {
+    // The ACK is lost at the receiver's NIC. The sender sent its last packet at `last`; 12 µs
+    // later it sends the RTS again, and the receiver, holding every packet, answers with the
+    // ACK: the flow finishes 12 µs + two control-packet trips (2 × 0.464 µs) after `last`.
+    // Without the loss the ACK arrives 2.096 µs after `last` (1.232 µs to put the packet and
+    // its lead on the wires, 2 × 200 ns of links, 0.464 µs for the ACK).
+    let rows = ["0,0,1,14600,0.00001"];
+    let timeout = star(2, "source_timeout_bdp = 5\n");
+    let ack_lost = LossRule { flow: 0, seq: 0, kind: PacketKind::ACK, hop: 0, count: 1 };
+    let clean = run(spec_with_trace(&timeout, &rows), &[]);
+    let lossy = run(spec_with_trace(&timeout, &rows), &[ack_lost]);
+    let counter = |o: &dcsim::RunOutput, name: &str| o.summary.counters.transport_counters[name];
+    // As without the loss, one RTS again at 22 µs, before the first token.
+    assert_eq!(counter(&clean, "rts_resent"), 1);
+    assert_eq!((counter(&lossy, "rts_resent"), counter(&lossy, "acks_resent")), (2, 1));
+    assert_eq!(fct_ps(&lossy, 0), fct_ps(&clean, 0) - ns(2_096) + ns(12_000 + 2 * 464));
+}
+
+#[test]
+fn a_source_timeout_below_one_bdp_is_refused() {
+    let e = Spec::from_toml_str(&star(2, "source_timeout_bdp = 0.5\n")).unwrap_err();
+    assert_eq!(e.path, "dcpim.source_timeout_bdp");
+    assert!(e.message.contains("0.5") && e.message.contains("at least 1"), "{e}");
+}

@@ -82,6 +82,15 @@ fn every_thread_count_gives_the_same_bytes() {
         ("phost-fat-tree", &["topology.kind=fat-tree", "topology.k=4", "transport.protocol=phost"]),
         // Two packets of memory per switch: RTSs and ACKs are lost and sent again.
         (
+            "dcpim-source-timeout",
+            &[
+                "transport.protocol=dcpim",
+                "dcpim.source_timeout_bdp=5",
+                "topology.shared_buffer_bytes=3000",
+                "topology.buffer_bytes=3000",
+            ],
+        ),
+        (
             "phost-source-timeout",
             &[
                 "transport.protocol=phost",
