@@ -89,7 +89,7 @@ pub struct Packet {
     /// Strict-priority class for multi-queue ports (0 = highest).
     pub class: u8,
     /// True for a data packet that is a retransmission (for statistics), or a control packet
-    /// sent again (a pHost RTS under `phost.source_timeout_mtu`).
+    /// sent again (a pHost or dcPIM RTS under their source timeouts).
     pub retransmit: bool,
     /// A control packet the switches' arbitrators read (handed to the transport at every
     /// switch it reaches: PASE's arbitration messages).

@@ -50,8 +50,9 @@ pub struct PhostSpec {
     /// Source-side recovery of a lost RTS or ACK, which neither the paper nor the authors'
     /// code has: a source that has neither sent a packet nor received a token for this many
     /// MTU times, and has had no token yet or has sent every packet, sends its RTS again, and
-    /// a destination that has every packet of the flow answers it with the ACK again. 0 (default): off, as published; then a flow whose RTS and
-    /// free-token packets are all dropped, or whose ACK is dropped, never finishes.
+    /// a destination that has every packet of the flow answers it with the ACK again. 0
+    /// (default): off, as published; then a flow whose RTS and free-token packets are all
+    /// dropped, or whose ACK is dropped, never finishes.
     pub source_timeout_mtu: f64,
     /// `srpt` (default: fewest remaining packets first), `edf` (earliest deadline first) or
     /// `tenant-fair` (the tenant with fewer bytes scheduled first, SRPT within; turns data

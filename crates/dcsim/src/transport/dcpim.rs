@@ -439,11 +439,7 @@ impl HostTransport for DcpimTransport {
         if let Some(timeout) = self.timing().source_timeout {
             fab.schedule(now + timeout, DcpimEvent::SourceTimer(slot, f.id).encode());
         }
-        let rts = Packet {
-            header: [n, 0],
-            ..Packet::new(RTS, f.id, self.numbering.wire(slot), f.src, f.dst, 0, CONTROL_BYTES, now)
-        };
-        fab.inject(f.src, rts);
+        fab.inject(f.src, self.rts(slot, now));
         if n <= self.timing().unscheduled_pkts {
             let h = &mut self.hosts[f.src as usize];
             for seq in 0..n {
@@ -650,6 +646,15 @@ impl DcpimTransport {
     // ---- receiver: learning flows, data, ACK ----
 
     /// The receiver learns of a flow (its RTS, or a first data packet).
+    /// The RTS of the sender's flow in `slot`: its size in packets.
+    fn rts(&self, slot: u32, now: SimTime) -> Packet {
+        let fl = &self.flows[slot as usize];
+        Packet {
+            header: [fl.n_pkts, 0],
+            ..Packet::new(RTS, fl.id, self.numbering.wire(slot), fl.src, fl.dst, 0, CONTROL_BYTES, now)
+        }
+    }
+
     /// The receiver has every packet of the flow in `slot`: one ACK to the sender (carrying the
     /// receiver's re-issues in the partitioned model, whose sender's entry is not this one).
     fn send_ack(&mut self, slot: u32, fab: &mut Fabric) {
@@ -668,19 +673,14 @@ impl DcpimTransport {
     fn on_source_timer(&mut self, slot: u32, flow: u32, fab: &mut Fabric) {
         let now = fab.now();
         let Some(timeout) = self.timing().source_timeout else { return };
-        let wire = self.numbering.wire(slot);
         let fl = &mut self.flows[slot as usize];
         if !fl.active || fl.id != flow {
             return;
         }
         let (resend, next) = fl.source_timer.fire(now, timeout, fl.packets_sent >= fl.n_pkts);
         if resend {
-            let rts = Packet {
-                header: [fl.n_pkts, 0],
-                retransmit: true,
-                ..Packet::new(RTS, fl.id, wire, fl.src, fl.dst, 0, CONTROL_BYTES, now)
-            };
-            fab.inject(fl.src, rts);
+            let src = fl.src;
+            fab.inject(src, Packet { retransmit: true, ..self.rts(slot, now) });
             self.stats.rts_resent += 1;
         }
         fab.schedule(next, DcpimEvent::SourceTimer(slot, flow).encode());

@@ -332,12 +332,7 @@ impl HostTransport for PhostTransport {
             received,
             ..Flow::default()
         };
-        let mut header = [0; 2];
-        (header[TOKEN_SEQ], header[REMAINING]) = (free, n);
-        let wire = self.numbering.wire(slot);
-        let rts =
-            Packet { header, ..control(RTS, wire, &self.flows[slot as usize], f.src, f.dst, now) };
-        fab.inject(f.src, rts);
+        fab.inject(f.src, self.rts(slot, now));
         self.hosts[f.src as usize].sending.push(slot);
         if let Some(timeout) = self.params.source_timeout {
             fab.schedule(now + timeout, PhostEvent::SourceTimer(slot, f.id).encode());
@@ -679,6 +674,14 @@ impl PhostTransport {
         self.wake_clock(host, now + t_mtu, fab);
     }
 
+    /// The RTS of the source's flow in `slot`: its free tokens and its size in packets.
+    fn rts(&self, slot: u32, now: SimTime) -> Packet {
+        let fl = &self.flows[slot as usize];
+        let mut header = [0; 2];
+        (header[TOKEN_SEQ], header[REMAINING]) = (free_token_count(&self.params, fl.n_pkts), fl.n_pkts);
+        Packet { header, ..control(RTS, self.numbering.wire(slot), fl, fl.src, fl.dst, now) }
+    }
+
     /// The destination has every packet of the flow in `slot`: one ACK to the source, carrying
     /// the flow's re-issues (for its completion record).
     fn send_ack(&mut self, slot: u32, fab: &mut Fabric) {
@@ -700,15 +703,8 @@ impl PhostTransport {
         }
         let (resend, next) = fl.source_timer.fire(now, timeout, fl.packets_sent >= fl.n_pkts);
         if resend {
-            let free = free_token_count(&self.params, fl.n_pkts);
-            let mut header = [0; 2];
-            (header[TOKEN_SEQ], header[REMAINING]) = (free, fl.n_pkts);
-            let rts = Packet {
-                header,
-                retransmit: true,
-                ..control(RTS, self.numbering.wire(slot), fl, fl.src, fl.dst, now)
-            };
-            fab.inject(fl.src, rts);
+            let src = fl.src;
+            fab.inject(src, Packet { retransmit: true, ..self.rts(slot, now) });
             self.stats.rts_resent += 1;
         }
         fab.schedule(next, PhostEvent::SourceTimer(slot, flow).encode());
