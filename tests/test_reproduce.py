@@ -130,6 +130,61 @@ def test_reproduce_writes_figure_data_and_comparison(experiments, tmp_path):
     assert "paper-scale table" in md and (docs / "figures" / f"{NAME}-paper.png").exists()
 
 
+def test_rows_of_an_earlier_sitting_stand_in_for_missing_runs(experiments, tmp_path):
+    """Issue 17 item 2 (paper scale over several sittings): a PER_RUN figure keeps each run's
+    rows (data-runs.csv: the run's hash, its seed, the model commit; the gallery copies it);
+    drawn with --finished-only --reuse-runs, the kept rows stand in for runs no longer in the
+    store, and the figure is exactly the one all its runs give."""
+    import pandas as pd
+
+    from dcsim import reproduce as rep
+
+    out = tmp_path / "results"
+    p = dcsim_cli("reproduce", NAME, "--out", out, "--jobs", "2", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    d = out / NAME / "quick"
+    whole, _ = rep.read_data_csv(d / "data.csv")
+    rows, _ = rep.read_data_csv(d / "data-runs.csv")
+    runs = out / "_runs" / "runs"
+    hashes = sorted(x.name for x in runs.iterdir() if not x.name.startswith("."))
+    assert sorted(rows.run.unique()) == hashes and set(rows.commit) == {rep.model_commit()}
+    assert (rows.groupby("run").size() == 4).all() and sorted(rows.seed.unique()) == [1, 2, 3]
+    kept = tmp_path / "kept-runs.csv"
+    shutil.copy(d / "data-runs.csv", kept)
+    # Two runs lost (say, with a machine): drawn from the others and the kept rows.
+    for h in hashes[:2]:
+        shutil.rmtree(runs / h)
+    again = dcsim_cli("reproduce", NAME, "--out", out, "--finished-only", "--reuse-runs", kept, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    data, produced = rep.read_data_csv(d / "data.csv")
+    assert "runs" not in produced and produced["reused"].startswith("2 runs from kept-runs.csv (commit ")
+    pd.testing.assert_frame_equal(data, whole)
+    assert "; the rows of 2 runs from kept-runs.csv (commit " in (d / "comparison.md").read_text()
+    # The reused rows stay in data-runs.csv for the next sitting, and the gallery keeps them.
+    assert sorted(rep.read_data_csv(d / "data-runs.csv")[0].run.unique()) == hashes
+    g = dcsim_cli("gallery", "--results", out, "--docs", tmp_path / "docs")
+    assert g.returncode == 0 and (tmp_path / "docs" / "figures" / f"{NAME}-runs.csv").exists()
+    # Without the kept rows the same figure is partial.
+    part = dcsim_cli("reproduce", NAME, "--out", out, "--finished-only", cwd=tmp_path)
+    assert part.returncode == 0 and rep.read_data_csv(d / "data.csv")[1]["runs"].startswith(f"{len(hashes) - 2} of ")
+
+    def refused(*args: object) -> str:
+        r = dcsim_cli("reproduce", NAME, "--out", out, *args, cwd=tmp_path)
+        assert r.returncode == 2, r.stderr
+        return r.stderr
+
+    assert "goes with --finished-only" in refused("--reuse-runs", kept)
+    assert "no such file" in refused("--finished-only", "--reuse-runs", tmp_path / "none.csv")
+    # Rows of a model that cannot be checked against this checkout's results are refused.
+    stale = tmp_path / "stale-runs.csv"
+    stale.write_text(kept.read_text().replace(rep.model_commit(), "0123456789ab"))
+    assert "cannot stand in for runs of this checkout" in refused("--finished-only", "--reuse-runs", stale)
+    # A figure whose rows mix runs cannot take single runs' rows.
+    fig = experiments / "foundation" / "dctcp-vs-tcp" / "figure.py"
+    fig.write_text(fig.read_text().replace("PER_RUN = True", "PER_RUN = False"))
+    assert "sets no PER_RUN" in refused("--finished-only", "--reuse-runs", kept)
+
+
 def test_unknown_experiment_suggests(experiments):
     p = dcsim_cli("reproduce", "foundation-dctcp-vs-tc")
     assert p.returncode == 2 and f"did you mean `{NAME}`" in p.stderr

@@ -4,7 +4,8 @@
     dcsim validate SPEC.toml [--set key=value ...] [--strict]
     dcsim show SPEC.toml [--set key=value ...] [--strict]
     dcsim sweep SPEC.toml [--out DIR] [--jobs N | --ray [ADDRESS]] [--scale NAME] [--fail-fast] [--dry-run] [--strict]
-    dcsim reproduce NAME|--all|--list [--scale quick|paper] [--jobs N | --ray [ADDRESS]] [--out DIR] [--finished-only]
+    dcsim reproduce NAME|--all|--list [--scale quick|paper] [--jobs N | --ray [ADDRESS]] [--out DIR]
+                    [--finished-only [--reuse-runs CSV]]
     dcsim gallery [--results DIR] [--docs DIR] [--scale quick|paper] [--refresh]
     dcsim completion bash|zsh|tcsh
 
@@ -158,6 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--finished-only",
         action="store_true",
         help="run nothing: draw the figure from its runs already complete in --out, saying which are missing",
+    )
+    p.add_argument(
+        "--reuse-runs",
+        default=None,
+        metavar="CSV",
+        help="with --finished-only: a data-runs.csv from an earlier sitting (docs/figures/<name>[-paper]-runs.csv) "
+        "whose rows stand in for runs missing from --out, if their model's results are this checkout's",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     _add_exec_args(p)
@@ -331,6 +339,10 @@ def _reproduce_cmd(args) -> int:
         # Nothing runs, so a way to run would be silently ignored.
         option = "--jobs" if args.jobs is not None else "--ray"
         raise SpecError(f"{option} has no effect with --finished-only, which runs nothing", option)
+    if args.reuse_runs is not None and (args.all or not args.finished_only):
+        # One figure's runs, and only in place of runs that cannot be run now.
+        why = "names one figure's runs: not with --all" if args.all else "goes with --finished-only"
+        raise SpecError(f"--reuse-runs {why}", "--reuse-runs")
     if args.all and args.finished_only:
         # A figure without a sweep runs its own simulations (or none): nothing to draw it from.
         todo = [n for n in todo if rep.sweep_path(n) is not None]
@@ -345,6 +357,7 @@ def _reproduce_cmd(args) -> int:
             ray_address=args.ray or None,
             progress=False if args.quiet else None,
             finished_only=args.finished_only,
+            reuse_runs=args.reuse_runs,
         )
         print((paths["comparison"]).read_text())
         print(f"wrote {paths['figure']}, {paths['data']}, {paths['comparison']}")

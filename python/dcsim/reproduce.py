@@ -12,7 +12,10 @@ functions:
 - ``KEYS``: the numeric columns of ``data`` that, with its non-numeric ones (scheme,
   workload, ...), identify a row (``["load"]``); every other numeric column is a measurement.
   ``PER_SEED = True`` instead: the rows are not averaged (curves over time) and the plot draws
-  every seed's;
+  every seed's; ``PER_RUN = True`` declares that each row comes from one run alone (``data``
+  of several runs is the rows of each run's ``data`` put together), which lets a figure keep
+  the rows of runs done in an earlier sitting (``data-runs.csv``, :func:`reproduce`'s
+  ``reuse_runs``);
 - ``plot(data: DataFrame, path: Path)``: the figure, written as ``figure.png``, from the
   numbers averaged over seeds: each measurement under its own name is the mean over the
   seeds, ``<column>_ci95`` the half-width of its 95 % interval (NaN with one seed), and
@@ -377,10 +380,12 @@ def wants_store(mod: ModuleType) -> bool:
     return len(inspect.signature(mod.data).parameters) >= 2
 
 
-def figure_data(mod: ModuleType, runs: Any, store: Path) -> FigureData:
+def figure_data(mod: ModuleType, runs: Any, store: Path, reused: Any = None) -> FigureData:
     """Calls the figure's ``data()`` on each seed's runs (the runs of the sweep with that
     ``seed``; all of them when the sweep has no seed axis) and checks that its ``KEYS`` tell
-    each seed's rows apart."""
+    each seed's rows apart. `reused` (a ``PER_RUN`` figure's rows of runs not in the store,
+    with ``run``, ``seed`` and ``commit`` columns: :func:`reusable_rows`) joins each seed's
+    rows."""
     with_store = wants_store(mod)
 
     def data(r: Any) -> Any:
@@ -389,14 +394,119 @@ def figure_data(mod: ModuleType, runs: Any, store: Path) -> FigureData:
     if runs is None:
         d = data(None)
         return FigureData(d, [], list(d.columns), [])
-    if "seed" in runs.columns:
-        groups = [(int(s), g.reset_index(drop=True)) for s, g in runs.groupby("seed", sort=True)]
-    else:
-        from .result import read_metadata
-        from .sweep import run_dir
+    groups = dict(_seed_groups(runs, store))
+    if reused is None or reused.empty:
+        seeds = sorted(groups)
+        return FigureData.of(mod, [data(groups[s]).reset_index(drop=True) for s in seeds], seeds)
+    seeds = sorted(set(groups) | {int(s) for s in reused["seed"]})
+    frames = []
+    for seed in seeds:
+        mine = data(groups[seed]).reset_index(drop=True) if seed in groups else None
+        theirs = reused[reused["seed"] == seed].drop(columns=list(RUN_COLUMNS))
+        frames.append(_joined(mine, theirs))
+    return FigureData.of(mod, frames, seeds)
 
-        groups = [(int(read_metadata(run_dir(Path(store), runs["run"].iloc[0]))["seed"]), runs)]
-    return FigureData.of(mod, [data(g).reset_index(drop=True) for _, g in groups], [s for s, _ in groups])
+
+def _seed_groups(runs: Any, store: Path) -> list[tuple[int, Any]]:
+    """The runs of each seed, in order of seed: by the ``seed`` column, or (a sweep without a
+    seed axis) all of them under the seed their metadata names."""
+    if "seed" in runs.columns:
+        return [(int(s), g.reset_index(drop=True)) for s, g in runs.groupby("seed", sort=True)]
+    from .result import read_metadata
+    from .sweep import run_dir
+
+    return [(int(read_metadata(run_dir(Path(store), runs["run"].iloc[0]))["seed"]), runs)]
+
+
+def _joined(mine: Any, theirs: Any) -> Any:
+    """One seed's rows: those computed now (`mine`, or None) and those reused (`theirs`, read
+    from a CSV), with `mine`'s column order and types (a categorical column keeps its order of
+    categories, widened by values only the reused rows have)."""
+    import pandas as pd
+
+    if mine is None:
+        return theirs.reset_index(drop=True)
+    theirs = theirs[[c for c in mine.columns if c in theirs.columns]]
+    joined = pd.concat([mine, theirs], ignore_index=True)
+    for c in mine.columns:
+        if isinstance(mine[c].dtype, pd.CategoricalDtype):
+            known = list(mine[c].cat.categories)
+            extra = [v for v in pd.unique(theirs[c]) if v not in known]
+            joined[c] = pd.Categorical(joined[c], known + extra, ordered=mine[c].cat.ordered)
+    return joined
+
+
+#: The columns ``data-runs.csv`` adds to a ``PER_RUN`` figure's rows: which run gave them, its
+#: seed, and the model commit that computed them.
+RUN_COLUMNS = ("run", "seed", "commit")
+
+
+def run_rows(mod: ModuleType, runs: Any, store: Path, commit: str) -> Any:
+    """A ``PER_RUN`` figure's rows of each run alone (``data()`` called on one run at a time),
+    with the run's hash, its seed and `commit`: what ``data-runs.csv`` keeps."""
+    import pandas as pd
+
+    with_store = wants_store(mod)
+    frames = []
+    for seed, group in _seed_groups(runs, store):
+        for i in range(len(group)):
+            one = group.iloc[[i]].reset_index(drop=True)
+            rows = mod.data(one, store) if with_store else mod.data(one)
+            frames.append(rows.assign(run=one["run"].iloc[0], seed=seed, commit=commit))
+    if not frames:
+        return pd.DataFrame(columns=list(RUN_COLUMNS))
+    out = pd.concat(frames, ignore_index=True)
+    return out[[*RUN_COLUMNS, *[c for c in out.columns if c not in RUN_COLUMNS]]]
+
+
+def reusable_rows(path: Path, wanted: set[str]) -> Any:
+    """The rows of `path` (a ``data-runs.csv``) of the runs in `wanted`, checked: each comes
+    from a model whose results are those of this checkout's (:func:`results_unchanged_since`)."""
+    import pandas as pd
+
+    if not path.is_file():
+        raise SpecError(f"{path}: no such file", "--reuse-runs")
+    rows, _ = read_data_csv(path)
+    missing = [c for c in RUN_COLUMNS if c not in rows.columns]
+    if missing:
+        raise SpecError(f"{path} has no {', '.join(missing)} column: it is not a data-runs.csv", "--reuse-runs")
+    rows = rows[rows["run"].isin(wanted)].reset_index(drop=True)
+    for commit in pd.unique(rows["commit"]):
+        why = results_unchanged_since(str(commit))
+        if why:
+            raise SpecError(
+                f"{path}: its rows of commit {commit} cannot stand in for runs of this checkout: {why}", "--reuse-runs"
+            )
+    return rows
+
+
+#: The record of every result (crates/dcsim/tests/it/digests.rs): a change that alters any run's
+#: output must update it, so two commits where it is the same give the same results.
+DIGESTS = "crates/dcsim/tests/digests.txt"
+
+
+def results_unchanged_since(commit: str) -> str:
+    """Why the results of `commit` (as a CSV's ``commit`` records it) may differ from this
+    checkout's; empty when they cannot: the same commit and state as now, or a commit whose
+    result digests (:data:`DIGESTS`) are this checkout's."""
+    import subprocess
+
+    if commit == model_commit():
+        return ""
+    if "uncommitted" in commit or commit.startswith("unknown"):
+        return "it was computed from a checkout with uncommitted changes (or none), whose model cannot be checked"
+    root = Path(__file__).resolve().parents[2]
+    try:
+        same = subprocess.run(
+            ["git", "-C", str(root), "diff", "--quiet", commit, "--", DIGESTS], capture_output=True, check=False
+        )
+    except OSError:
+        return "git is not available to compare its result digests with this checkout's"
+    if same.returncode == 1:
+        return f"the result digests ({DIGESTS}) changed since: results changed"
+    if same.returncode != 0:
+        return f"git does not know the commit ({same.stderr.decode(errors='replace').strip()})"
+    return ""
 
 
 def aggregate_compare(per_seed: list[Mapping[str, Any]]) -> dict[str, Any]:
@@ -432,16 +542,34 @@ def reproduce(
     ray_address: str | None = None,
     progress: bool | None = None,
     finished_only: bool = False,
+    reuse_runs: str | os.PathLike[str] | None = None,
 ) -> dict[str, Path]:
-    """Runs experiment `name` at `scale` and writes figure.png, data.csv, comparison.md.
-    Needs matplotlib (``dcsim[plot]``): checked before anything is simulated.
+    """Runs experiment `name` at `scale` and writes figure.png, data.csv, comparison.md (and,
+    for a ``PER_RUN`` figure, data-runs.csv: each run's rows, with the run's hash and the model
+    commit). Needs matplotlib (``dcsim[plot]``): checked before anything is simulated.
 
     ``finished_only=True`` runs nothing: the figure is drawn from the runs of the experiment's
     sweep already complete in the results store (a paper-scale sweep too long for one sitting,
     drawn as far as it got). A figure missing runs says so under it, in its CSVs' ``# runs:``
-    line and in comparison.md, which lists the runs missing."""
+    line and in comparison.md, which lists the runs missing.
+
+    ``reuse_runs`` (with ``finished_only``, for a ``PER_RUN`` figure): a ``data-runs.csv`` from
+    an earlier sitting (the gallery keeps one beside each such figure,
+    ``docs/figures/<name>[-paper]-runs.csv``) whose rows stand in for the planned runs missing
+    from the store, if their model's results are this checkout's (the same result digests:
+    :func:`results_unchanged_since`); the CSVs' ``# reused:`` line and the comparison's heading
+    say how many and from which commit."""
     require("matplotlib", f"dcsim reproduce {name} (its figure)")
     mod = module(name)
+    per_run = bool(getattr(mod, "PER_RUN", False))
+    if reuse_runs is not None and not finished_only:
+        raise SpecError("--reuse-runs goes with --finished-only: runs that can run are run, not reused", "--reuse-runs")
+    if reuse_runs is not None and not per_run:
+        raise SpecError(
+            f"{name}'s figure computes its rows from several runs together (its figure.py sets no PER_RUN), "
+            "so rows of single runs cannot stand in for missing ones",
+            "--reuse-runs",
+        )
     out = Path(out_root) / name / scale
     out.mkdir(parents=True, exist_ok=True)
     # One run store for every reproduction: a run is identified by its resolved spec, so
@@ -450,6 +578,7 @@ def reproduce(
     spec_path = sweep_path(name)
     runs = None
     missing: list[Any] = []
+    reused = None
     planned = 0
     if spec_path is None and finished_only:
         raise SpecError(
@@ -468,6 +597,10 @@ def reproduce(
                     "run it without --finished-only first",
                     "--finished-only",
                 )
+            if reuse_runs is not None:
+                reused = reusable_rows(Path(reuse_runs), {r.hash for r in missing})
+                taken = set(reused["run"])
+                missing = [r for r in missing if r.hash not in taken]
         else:
             report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
             if not report.ok:
@@ -484,17 +617,30 @@ def reproduce(
         warnings.simplefilter("ignore", StaleRunsWarning)
         if spec_path is not None:
             runs = load(store)
-        fd = figure_data(mod, runs, store)
+        fd = figure_data(mod, runs, store, reused)
+        by_run = run_rows(mod, runs, store, model_commit()) if per_run and runs is not None else None
     seeds = fd.seeds if spec_path is not None else getattr(mod, "SEEDS", None)
     produced = provenance(name, scale, seeds)
     if missing:
         produced["runs"] = f"{planned - len(missing)} of {planned} (partial: drawn with --finished-only)"
+    if reused is not None and not reused.empty:
+        produced["reused"] = reused_text(reused, Path(reuse_runs or ""))
     write_data_csv(out / "data.csv", fd.csv_frame(), produced)
     seeds_csv = out / "data-seeds.csv"
     if fd.replicated:
         write_data_csv(seeds_csv, fd.per_seed, produced)
     elif seeds_csv.exists():
         seeds_csv.unlink()
+    runs_csv = out / "data-runs.csv"
+    if by_run is not None:
+        import pandas as pd
+
+        kept = by_run if reused is None else pd.concat([by_run, reused], ignore_index=True)
+        # Full precision (no float format): these rows are read back as data, not shown.
+        header = "".join(f"# {k}: {v}\n" for k, v in produced.items())
+        runs_csv.write_text(header + kept.sort_values(["seed", "run"], kind="stable").to_csv(index=False))
+    elif runs_csv.exists():
+        runs_csv.unlink()
     partial = f"PARTIAL: {planned - len(missing)} of {planned} runs" if missing else ""
     note = "; ".join(t for t in (partial, scale_caption(spec_path, scale), fd.caption()) if t)
     with dplot.caption(note):
@@ -504,6 +650,16 @@ def reproduce(
         text += missing_runs_markdown(missing)
     (out / "comparison.md").write_text(text)
     return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
+
+
+def reused_text(reused: Any, source: Path) -> str:
+    """The ``# reused:`` line of a figure drawn partly from an earlier sitting's rows: how many
+    runs, from which file, computed at which commits."""
+    import pandas as pd
+
+    n = int(reused["run"].nunique())
+    commits = ", ".join(str(c) for c in pd.unique(reused["commit"]))
+    return f"{n} run{'s' if n != 1 else ''} from {source.name} (commit {commits})"
 
 
 def missing_runs_markdown(missing: list[Any]) -> str:
@@ -600,6 +756,8 @@ def provenance_text(produced: Mapping[str, str] | None, scale: str) -> str:
     scale = produced.get("scale", scale)
     partial = f"; **partial: {produced['runs'].split(' (')[0]} runs**" if produced.get("runs") else ""
     made_by = f"dcsim {produced.get('dcsim')}, commit {produced.get('commit')}"
+    if produced.get("reused"):
+        made_by += f"; the rows of {produced['reused']}"
     return f"_{scale.capitalize()} scale, {what}{partial}; {made_by}._"
 
 
@@ -764,7 +922,7 @@ def _frames_of(csv: Path) -> tuple[list[Any], dict[str, str]]:
     per_seed = [data]
     averaged = "n_seeds" in data.columns
     if averaged and produced and not produced.get("seeds", "none").startswith("none"):
-        seeds = _seeds_csv(csv)
+        seeds = _beside(csv, "seeds")
         if not seeds.exists():
             raise FileNotFoundError(f"{seeds} is missing: {csv} averages seeds, and its comparison needs each")
         every, _ = read_data_csv(seeds)
@@ -884,7 +1042,8 @@ def gallery(
         png, csv, text = main
         _copy(png, fig_dir / f"{name}.png")
         _copy(csv, fig_dir / f"{name}.csv")
-        _copy_seeds(csv, fig_dir / f"{name}-seeds.csv")
+        _copy_beside(csv, fig_dir / f"{name}-seeds.csv", "seeds")
+        _copy_beside(csv, fig_dir / f"{name}-runs.csv", "runs")
         scores.append(Score.of(name, fig_dir / f"{name}.csv", scale))
         rel = folder(name).relative_to(experiments_dir()).as_posix()
         readme = folder(name) / "README.md"
@@ -927,7 +1086,8 @@ def gallery(
             png, csv, text = paper
             _copy(png, fig_dir / f"{name}-paper.png")
             _copy(csv, fig_dir / f"{name}-paper.csv")
-            _copy_seeds(csv, fig_dir / f"{name}-paper-seeds.csv")
+            _copy_beside(csv, fig_dir / f"{name}-paper-seeds.csv", "seeds")
+            _copy_beside(csv, fig_dir / f"{name}-paper-runs.csv", "runs")
             scores.append(Score.of(name, fig_dir / f"{name}-paper.csv", "paper"))
             parts += [
                 f"![{name} at paper scale](figures/{name}-paper.png)",
@@ -961,14 +1121,15 @@ def _gallery_source(
     return src / "figure.png", src / "data.csv", table
 
 
-def _seeds_csv(csv: Path) -> Path:
-    """Each seed's rows beside a figure's CSV: ``data.csv`` -> ``data-seeds.csv``."""
-    return csv.with_name(f"{csv.stem}-seeds.csv")
+def _beside(csv: Path, what: str) -> Path:
+    """A figure's other CSV beside its data: ``data.csv`` -> ``data-seeds.csv`` (each seed's
+    rows) or ``data-runs.csv`` (each run's, for a ``PER_RUN`` figure)."""
+    return csv.with_name(f"{csv.stem}-{what}.csv")
 
 
-def _copy_seeds(csv: Path, dst: Path) -> None:
-    """Copies the per-seed CSV beside `csv` to `dst`, or removes a stale `dst` if there is none."""
-    src = _seeds_csv(csv)
+def _copy_beside(csv: Path, dst: Path, what: str) -> None:
+    """Copies the CSV `what` beside `csv` to `dst`, or removes a stale `dst` if there is none."""
+    src = _beside(csv, what)
     if src.exists():
         _copy(src, dst)
     elif dst.exists() and src.resolve() != dst.resolve():

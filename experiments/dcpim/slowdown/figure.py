@@ -25,6 +25,9 @@ WORKLOADS = {"imc10": "IMC10", "websearch": "Web search", "datamining": "Data mi
 PROTOCOLS = ["dcpim", "homa", "phost"]
 #: With the non-numeric columns (workload, protocol), what identifies a row of data().
 KEYS = ["load"]
+#: Each row comes from one run (one row per run), so rows of runs done in an earlier sitting can stand
+#: in for runs missing from the store (`dcsim reproduce --finished-only --reuse-runs`).
+PER_RUN = True
 
 #: The artifact's oracle FCT (`get_oracle_fct`): host rate, link delay, MTU and header bytes.
 RATE_BPS = 100e9

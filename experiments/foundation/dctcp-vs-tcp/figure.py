@@ -11,6 +11,9 @@ from dcsim.experiments_support import schemes
 TITLE = "Foundation: DCTCP vs TCP mean slowdown by flow size (web search, 144 hosts)"
 #: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
 KEYS = ["load"]
+#: Each row comes from one run (a run's rows are its size bins), so rows of runs done in an earlier sitting can stand
+#: in for runs missing from the store (`dcsim reproduce --finished-only --reuse-runs`).
+PER_RUN = True
 BINS = [("all", "all flows"), ("0-100KB", "(0, 100KB]"), ("100KB-10MB", "(100KB, 10MB]"), ("10MB+", "(10MB, ∞)")]
 
 
