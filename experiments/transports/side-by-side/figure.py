@@ -15,6 +15,10 @@ TITLE = "Every transport on one fabric: slowdown by flow size (144-host leaf-spi
 #: With the non-numeric columns (workload, protocol, size bin), what identifies a row of data();
 #: the others are averaged over seeds.
 KEYS = ["load"]
+#: Each row comes from one run (a run's rows are its size bins), so rows of runs done in an
+#: earlier sitting can stand in for runs missing from the store (`dcsim reproduce
+#: --finished-only --reuse-runs`).
+PER_RUN = True
 PROTOCOLS = ["pfabric", "phost", "fastpass", "pias", "pase", "homa", "dcpim"]
 WORKLOADS = {"imc10": "IMC10", "websearch": "Web search", "datamining": "Data mining"}
 BINS = {"all": "all", "0-100KB": "(0, 100KB]", "100KB-10MB": "(100KB, 10MB]", "10MB+": "> 10MB"}
