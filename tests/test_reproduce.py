@@ -143,7 +143,11 @@ def test_rows_of_an_earlier_sitting_stand_in_for_missing_runs(experiments, tmp_p
     p = dcsim_cli("reproduce", NAME, "--out", out, "--jobs", "2", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     d = out / NAME / "quick"
-    whole, _ = rep.read_data_csv(d / "data.csv")
+
+    def in_order(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame.sort_values(["protocol", "load", "bin"]).reset_index(drop=True)
+
+    whole = in_order(rep.read_data_csv(d / "data.csv")[0])
     rows, _ = rep.read_data_csv(d / "data-runs.csv")
     runs = out / "_runs" / "runs"
     hashes = sorted(x.name for x in runs.iterdir() if not x.name.startswith("."))
@@ -158,7 +162,7 @@ def test_rows_of_an_earlier_sitting_stand_in_for_missing_runs(experiments, tmp_p
     assert again.returncode == 0, again.stderr
     data, produced = rep.read_data_csv(d / "data.csv")
     assert "runs" not in produced and produced["reused"].startswith("2 runs from kept-runs.csv (commit ")
-    pd.testing.assert_frame_equal(data, whole)
+    pd.testing.assert_frame_equal(in_order(data), whole)
     assert "; the rows of 2 runs from kept-runs.csv (commit " in (d / "comparison.md").read_text()
     # The reused rows stay in data-runs.csv for the next sitting, and the gallery keeps them.
     assert sorted(rep.read_data_csv(d / "data-runs.csv")[0].run.unique()) == hashes
@@ -167,6 +171,13 @@ def test_rows_of_an_earlier_sitting_stand_in_for_missing_runs(experiments, tmp_p
     # Without the kept rows the same figure is partial.
     part = dcsim_cli("reproduce", NAME, "--out", out, "--finished-only", cwd=tmp_path)
     assert part.returncode == 0 and rep.read_data_csv(d / "data.csv")[1]["runs"].startswith(f"{len(hashes) - 2} of ")
+    # With every run's rows kept, it is redrawn with no run in the store at all.
+    empty = tmp_path / "empty"
+    alone = dcsim_cli("reproduce", NAME, "--out", empty, "--finished-only", "--reuse-runs", kept, cwd=tmp_path)
+    assert alone.returncode == 0, alone.stderr
+    data, produced = rep.read_data_csv(empty / NAME / "quick" / "data.csv")
+    assert produced["reused"].startswith(f"{len(hashes)} runs from ")
+    pd.testing.assert_frame_equal(in_order(data), whole)
 
     def refused(*args: object) -> str:
         r = dcsim_cli("reproduce", NAME, "--out", out, *args, cwd=tmp_path)

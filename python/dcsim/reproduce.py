@@ -403,13 +403,26 @@ def figure_data(mod: ModuleType, runs: Any, store: Path, reused: Any = None) -> 
     for seed in seeds:
         mine = data(groups[seed]).reset_index(drop=True) if seed in groups else None
         theirs = reused[reused["seed"] == seed].drop(columns=list(RUN_COLUMNS))
-        frames.append(_joined(mine, theirs))
+        frames.append(_in_key_order(mod, _joined(mine, theirs)))
     return FigureData.of(mod, frames, seeds)
+
+
+def _in_key_order(mod: ModuleType, frame: Any) -> Any:
+    """`frame`'s rows sorted by the columns that identify a row (its non-numeric ones and
+    ``KEYS``, in column order): rows joined from two sittings come in no order ``data()`` would
+    give, and this one is the same whichever runs were reused."""
+    import pandas as pd
+
+    declared = set(getattr(mod, "KEYS", []))
+    by = [c for c in frame.columns if c in declared or not pd.api.types.is_numeric_dtype(frame[c])]
+    return frame.sort_values(by, kind="stable").reset_index(drop=True) if by else frame
 
 
 def _seed_groups(runs: Any, store: Path) -> list[tuple[int, Any]]:
     """The runs of each seed, in order of seed: by the ``seed`` column, or (a sweep without a
     seed axis) all of them under the seed their metadata names."""
+    if runs.empty:
+        return []  # every run reused (--reuse-runs)
     if "seed" in runs.columns:
         return [(int(s), g.reset_index(drop=True)) for s, g in runs.groupby("seed", sort=True)]
     from .result import read_metadata
@@ -591,16 +604,17 @@ def reproduce(
         planned = len(p.runs)
         if finished_only:
             missing = record_plan(p, store)
-            if len(missing) == planned:
-                raise SpecError(
-                    f"{name}: none of its {planned} {scale}-scale runs is complete in {store}; "
-                    "run it without --finished-only first",
-                    "--finished-only",
-                )
             if reuse_runs is not None:
                 reused = reusable_rows(Path(reuse_runs), {r.hash for r in missing})
                 taken = set(reused["run"])
                 missing = [r for r in missing if r.hash not in taken]
+            if len(missing) == planned:
+                raise SpecError(
+                    f"{name}: none of its {planned} {scale}-scale runs is complete in {store}"
+                    + (" or has rows in the --reuse-runs file" if reuse_runs is not None else "")
+                    + "; run it without --finished-only first",
+                    "--finished-only",
+                )
         else:
             report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
             if not report.ok:
