@@ -380,16 +380,20 @@ def wants_store(mod: ModuleType) -> bool:
     return len(inspect.signature(mod.data).parameters) >= 2
 
 
+def _data(mod: ModuleType, runs: Any, store: Path) -> Any:
+    """The figure's ``data()`` of `runs`, with the store when it takes one."""
+    return mod.data(runs, store) if wants_store(mod) else mod.data(runs)
+
+
 def figure_data(mod: ModuleType, runs: Any, store: Path, reused: Any = None) -> FigureData:
     """Calls the figure's ``data()`` on each seed's runs (the runs of the sweep with that
     ``seed``; all of them when the sweep has no seed axis) and checks that its ``KEYS`` tell
     each seed's rows apart. `reused` (a ``PER_RUN`` figure's rows of runs not in the store,
     with ``run``, ``seed`` and ``commit`` columns: :func:`reusable_rows`) joins each seed's
     rows."""
-    with_store = wants_store(mod)
 
     def data(r: Any) -> Any:
-        return mod.data(r, store) if with_store else mod.data(r)
+        return _data(mod, r, store)
 
     if runs is None:
         d = data(None)
@@ -459,13 +463,11 @@ def run_rows(mod: ModuleType, runs: Any, store: Path, commit: str) -> Any:
     with the run's hash, its seed and `commit`: what ``data-runs.csv`` keeps."""
     import pandas as pd
 
-    with_store = wants_store(mod)
     frames = []
     for seed, group in _seed_groups(runs, store):
         for i in range(len(group)):
             one = group.iloc[[i]].reset_index(drop=True)
-            rows = mod.data(one, store) if with_store else mod.data(one)
-            frames.append(rows.assign(run=one["run"].iloc[0], seed=seed, commit=commit))
+            frames.append(_data(mod, one, store).assign(run=one["run"].iloc[0], seed=seed, commit=commit))
     if not frames:
         return pd.DataFrame(columns=list(RUN_COLUMNS))
     out = pd.concat(frames, ignore_index=True)
