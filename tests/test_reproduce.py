@@ -196,6 +196,21 @@ def test_rows_of_an_earlier_sitting_stand_in_for_missing_runs(experiments, tmp_p
     assert "sets no PER_RUN" in refused("--finished-only", "--reuse-runs", kept)
 
 
+def test_kept_rows_are_taken_only_from_a_model_with_the_same_results():
+    """--reuse-runs takes rows of a commit only when every result digest recorded then is
+    unchanged now: a changed or removed case refuses them, a case added since does not."""
+    from dcsim import reproduce as rep
+
+    then = "# comment\ndctcp aaa\nphost bbb\n"
+    assert rep.changed_digests(then, then) == []
+    assert rep.changed_digests(then, then + "homa ccc\n") == []
+    assert rep.changed_digests(then, "dctcp aaa\nphost bbx\n") == ["phost"]
+    assert rep.changed_digests(then, "phost bbb\n") == ["dctcp"]
+    assert rep.results_unchanged_since(rep.model_commit()) == ""
+    assert "uncommitted changes" in rep.results_unchanged_since("0123456789ab + uncommitted changes")
+    assert "does not know" in rep.results_unchanged_since("0123456789ab")
+
+
 def test_unknown_experiment_suggests(experiments):
     p = dcsim_cli("reproduce", "foundation-dctcp-vs-tc")
     assert p.returncode == 2 and f"did you mean `{NAME}`" in p.stderr

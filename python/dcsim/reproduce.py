@@ -500,27 +500,42 @@ def reusable_rows(path: Path, wanted: set[str]) -> Any:
 DIGESTS = "crates/dcsim/tests/digests.txt"
 
 
+def changed_digests(then: str, now: str) -> list[str]:
+    """The cases of digests file `then` (``name digest`` lines, ``#`` comments) whose digest
+    `now` does not have: changed or gone. Cases only `now` has are new, and change nothing."""
+
+    def digests(text: str) -> dict[str, str]:
+        pairs = (line.split() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+        return {p[0]: p[1] for p in pairs if len(p) == 2}
+
+    current = digests(now)
+    return sorted(case for case, digest in digests(then).items() if current.get(case) != digest)
+
+
 def results_unchanged_since(commit: str) -> str:
     """Why the results of `commit` (as a CSV's ``commit`` records it) may differ from this
     checkout's; empty when they cannot: the same commit and state as now, or a commit whose
-    result digests (:data:`DIGESTS`) are this checkout's."""
+    every result digest (:data:`DIGESTS`) this checkout has unchanged (cases added since, as
+    each new protocol adds its own, change no earlier result)."""
     import subprocess
 
     if commit == model_commit():
         return ""
-    if "uncommitted" in commit or commit.startswith("unknown"):
+    if "uncommitted" in commit or commit.startswith("unknown") or not commit.strip():
         return "it was computed from a checkout with uncommitted changes (or none), whose model cannot be checked"
     root = Path(__file__).resolve().parents[2]
     try:
-        same = subprocess.run(
-            ["git", "-C", str(root), "diff", "--quiet", commit, "--", DIGESTS], capture_output=True, check=False
+        then = subprocess.run(
+            ["git", "-C", str(root), "show", f"{commit}:{DIGESTS}"], capture_output=True, text=True, check=False
         )
     except OSError:
         return "git is not available to compare its result digests with this checkout's"
-    if same.returncode == 1:
-        return f"the result digests ({DIGESTS}) changed since: results changed"
-    if same.returncode != 0:
-        return f"git does not know the commit ({same.stderr.decode(errors='replace').strip()})"
+    if then.returncode != 0:
+        return f"git does not know the commit or its digests ({then.stderr.strip()})"
+    changed = changed_digests(then.stdout, (root / DIGESTS).read_text())
+    if changed:
+        cases = ", ".join(changed[:3]) + (" and others" if len(changed) > 3 else "")
+        return f"the result digests of {cases} ({DIGESTS}) changed since: results changed"
     return ""
 
 
