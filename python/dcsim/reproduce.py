@@ -667,9 +667,7 @@ def reproduce(
         import pandas as pd
 
         kept = by_run if reused is None else pd.concat([by_run, reused], ignore_index=True)
-        # Full precision (no float format): these rows are read back as data, not shown.
-        header = "".join(f"# {k}: {v}\n" for k, v in produced.items())
-        runs_csv.write_text(header + kept.sort_values(["seed", "run"], kind="stable").to_csv(index=False))
+        write_data_csv(runs_csv, kept.sort_values(["seed", "run"], kind="stable"), produced, float_format=None)
     elif runs_csv.exists():
         runs_csv.unlink()
     partial = f"PARTIAL: {planned - len(missing)} of {planned} runs" if missing else ""
@@ -792,10 +790,11 @@ def provenance_text(produced: Mapping[str, str] | None, scale: str) -> str:
     return f"_{scale.capitalize()} scale, {what}{partial}; {made_by}._"
 
 
-def write_data_csv(path: Path, frame: Any, produced: Mapping[str, str]) -> None:
-    """Writes `frame` as CSV after ``# key: value`` lines saying what produced it."""
+def write_data_csv(path: Path, frame: Any, produced: Mapping[str, str], float_format: str | None = "%.6g") -> None:
+    """Writes `frame` as CSV after ``# key: value`` lines saying what produced it (numbers to 6
+    digits, or with `float_format` None at full precision, for rows read back as data)."""
     header = "".join(f"# {k}: {v}\n" for k, v in produced.items())
-    path.write_text(header + frame.to_csv(index=False, float_format="%.6g"))
+    path.write_text(header + frame.to_csv(index=False, float_format=float_format))
 
 
 def read_data_csv(path: Path) -> tuple[Any, dict[str, str]]:
