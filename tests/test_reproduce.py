@@ -626,7 +626,7 @@ def test_a_figure_without_a_sweep_names_the_seeds_of_its_own_runs():
             assert seeds and all(isinstance(s, int) for s in seeds), f"{name}: SEEDS missing"
         else:
             assert seeds is None, f"{name}: SEEDS on a model-only figure"
-    assert rep.provenance("x", "quick", rep.module("dcpim-max-load").SEEDS)["seeds"] == "1"
+    assert rep.provenance("x", "quick", rep.module("dcpim-max-load").SEEDS)["seeds"] == "1 2 3"
     assert rep.provenance("x", "quick", None)["seeds"].startswith("none")
     # A model-only figure names no scale: its numbers are the same at either.
     model = rep.provenance_text(rep.provenance("x", "quick", None), "quick")
@@ -724,3 +724,43 @@ load = 0.6
     # first-to-last time is part of its completion time (arrival to last flow).
     assert (per_run.flow_spread_ms > 0).all()
     assert (per_run.flow_spread_ms < per_run.mean_request_completion_us / 1e3).all()
+
+
+def test_a_self_simulating_figure_replicates_over_seeds_and_knows_its_scale(tmp_path, monkeypatch):
+    """dcPIM Fig. 6(a) searches each (r, k) itself: at quick scale one search per seed, whose
+    answers data.csv aggregates (mean, 95 % interval, n_seeds) as a sweep's, and at paper scale
+    longer runs with their own seeds. The runs are faked: a load is sustained below a
+    threshold that depends on the cell and the seed, so every answer is known."""
+    from dcsim import reproduce as rep
+
+    mod = rep.module("dcpim-max-load")
+    asked = []
+
+    def fake(rounds, channels, load_pct, flows, seed):
+        asked.append((flows, seed))
+        limit = 50 + rounds + channels + seed  # the highest sustained load
+        return {"fraction": 0.99 if load_pct <= limit else 0.9, "wall_s": 0.0, "sim_time_us": 1.0, "events": 1}
+
+    monkeypatch.setattr(mod, "run_point", fake)
+    load_module = rep.module
+    monkeypatch.setattr(rep, "module", lambda name: mod if name == "dcpim-max-load" else load_module(name))
+    out = rep.reproduce("dcpim-max-load", scale="quick", out_root=tmp_path)
+    frame, produced = rep.read_data_csv(out["data"])
+    assert produced["seeds"] == "1 2 3" and produced["scale"] == "quick"
+    assert set(frame.n_seeds) == {3} and len(frame) == 20
+    cell = frame[(frame.rounds == 2) & (frame.channels == 4)].iloc[0]
+    assert cell.ours_pct_mean == 50 + 2 + 4 + 2  # seeds 1-3 give 57, 58, 59
+    assert abs(cell.ours_pct_ci95 - 4.303 * 1.0 / 3**0.5) < 0.01  # t(0.975, 2) · s / √n, s = 1
+    assert cell.published_pct == 78 and cell.flows_per_run == 20_000
+    assert {f for f, _ in asked} == {20_000} and {s for _, s in asked} == {1, 2, 3}
+    per_seed, _ = rep.read_data_csv(out["data"].parent / "data-seeds.csv")
+    assert sorted(per_seed.seed.unique()) == [1, 2, 3]
+    asked.clear()
+    out = rep.reproduce("dcpim-max-load", scale="paper", out_root=tmp_path)
+    frame, produced = rep.read_data_csv(out["data"])
+    assert produced["seeds"] == "1" and produced["scale"] == "paper"
+    assert set(frame.flows_per_run) == {200_000}
+    assert {f for f, _ in asked} == {200_000} and {s for _, s in asked} == {1}
+    # Started at the published load and galloping by 2: r = 2, k = 4 (published 78, answer
+    # 57) comes down 78, 76, ..., 56, then bisects to 57.
+    assert frame[(frame.rounds == 2) & (frame.channels == 4)].iloc[0].ours_pct_mean == 57

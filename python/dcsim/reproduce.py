@@ -32,7 +32,9 @@ functions:
 
 A figure without a sweep (``SWEEP = None``) is a model-only figure (no simulation) unless it
 runs its own simulations from ``data(runs, store)``, as a search on load does; it then names
-their seeds in ``SEEDS`` (``[1]``), which the CSVs record like a sweep's.
+their seeds in ``SEEDS`` (``[1]``), which the CSVs record like a sweep's. Such a ``data`` that
+also takes ``scale`` is told the scale asked for, and one that returns a ``seed`` column
+(one search per seed) has its rows aggregated over seeds like a sweep's.
 
 Helpers shared by one paper's figures live in :mod:`dcsim.experiments_support`.
 
@@ -380,23 +382,31 @@ def wants_store(mod: ModuleType) -> bool:
     return len(inspect.signature(mod.data).parameters) >= 2
 
 
-def _data(mod: ModuleType, runs: Any, store: Path) -> Any:
-    """The figure's ``data()`` of `runs`, with the store when it takes one."""
+def _data(mod: ModuleType, runs: Any, store: Path, scale: str = "quick") -> Any:
+    """The figure's ``data()`` of `runs`, with the store when it takes one, and the scale when
+    it takes one (a figure that runs its own simulations)."""
+    if "scale" in inspect.signature(mod.data).parameters:
+        return mod.data(runs, store, scale=scale)
     return mod.data(runs, store) if wants_store(mod) else mod.data(runs)
 
 
-def figure_data(mod: ModuleType, runs: Any, store: Path, reused: Any = None) -> FigureData:
+def figure_data(mod: ModuleType, runs: Any, store: Path, reused: Any = None, scale: str = "quick") -> FigureData:
     """Calls the figure's ``data()`` on each seed's runs (the runs of the sweep with that
     ``seed``; all of them when the sweep has no seed axis) and checks that its ``KEYS`` tell
     each seed's rows apart. `reused` (a ``PER_RUN`` figure's rows of runs not in the store,
     with ``run``, ``seed`` and ``commit`` columns: :func:`reusable_rows`) joins each seed's
-    rows."""
+    rows. A figure without runs is called once; when it simulates per seed itself, its rows
+    carry a ``seed`` column and are taken seed by seed."""
 
     def data(r: Any) -> Any:
-        return _data(mod, r, store)
+        return _data(mod, r, store, scale)
 
     if runs is None:
         d = data(None)
+        if "seed" in d.columns:
+            seeds = sorted(int(x) for x in d["seed"].unique())
+            frames = [d[d["seed"] == x].drop(columns="seed").reset_index(drop=True) for x in seeds]
+            return FigureData.of(mod, frames, seeds)
         return FigureData(d, [], list(d.columns), [])
     groups = dict(_seed_groups(runs, store))
     if reused is None or reused.empty:
@@ -648,9 +658,9 @@ def reproduce(
         warnings.simplefilter("ignore", StaleRunsWarning)
         if spec_path is not None:
             runs = load(store)
-        fd = figure_data(mod, runs, store, reused)
+        fd = figure_data(mod, runs, store, reused, scale)
         by_run = run_rows(mod, runs, store, model_commit()) if per_run and runs is not None else None
-    seeds = fd.seeds if spec_path is not None else getattr(mod, "SEEDS", None)
+    seeds = fd.seeds if spec_path is not None or fd.seeds else getattr(mod, "SEEDS", None)
     produced = provenance(name, scale, seeds)
     if missing:
         produced["runs"] = f"{planned - len(missing)} of {planned} (partial: drawn with --finished-only)"
