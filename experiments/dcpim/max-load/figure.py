@@ -209,7 +209,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     ax.set_ylabel("maximum sustained load, %")
     ax.set_ylim(30, 106)
     ax.set_title(f"dcsim: {flows:,} flows per run (the artifact: 1,000,000)", fontsize=8)
-    ax.legend(fontsize=7, ncol=2, loc="lower right")
+    ax.legend(fontsize=7, ncol=2, loc="best")
     dplot.save(fig, path)
 
 
