@@ -208,6 +208,7 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     ax.set_xlabel("matching rounds r")
     ax.set_ylabel("maximum sustained load, %")
     ax.set_ylim(30, 120)  # room for the legend above the curves
+    ax.set_yticks(range(30, 101, 10))
     ax.set_title(f"dcsim: {flows:,} flows per run (the artifact: 1,000,000)", fontsize=8)
     ax.legend(fontsize=7, ncol=2, loc="upper center")
     dplot.save(fig, path)
