@@ -317,8 +317,9 @@ def test_pias_large_scale_changed_only_its_l2dct_runs():
 def test_pias_testbed_changed_only_its_rto():
     """Issue 17 gap 3.3: the PIAS testbed setting (Figs. 3, 6-9, 11-13) moved from the authors'
     ns-2 fixed 2 ms RTO to the testbed's Linux adaptive RTO with a 10 ms minimum (PIAS §3.2.3);
-    with the RTO set back, every run is exactly one the sweeps planned before (their recorded
-    first-seed digests), so nothing else about those runs changed."""
+    with the RTO set back (and the switch memory the setting shares since, below), every run is
+    exactly one the sweeps planned before (their recorded first-seed digests), so nothing else
+    about those runs changed."""
     from dcsim import reproduce as rep
     from dcsim.sweep import plan
 
@@ -345,8 +346,41 @@ def test_pias_testbed_changed_only_its_rto():
             identity = r.spec.identity()
             assert (identity["transport"]["rto"], identity["transport"]["min_rto_us"]) == ("adaptive", 10000), name
             identity["transport"].update(rto="fixed", min_rto_us=2000.0)
+            identity["topology"].pop("shared_buffer_bytes")
             digests.append(_run_digest(identity))
         assert hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()[:16] == digest, (name, scale)
+
+
+def test_pias_testbed_changed_only_its_switch_memory():
+    """Issue 17 gap 3.3: the PIAS testbed setting (Figs. 3 and 6-13) shares the switch's 4 MB
+    among its ports under dynamic thresholds (PIAS §4.2, "4MB shared memory") where each port
+    had 500 KB of its own; every run has that memory, and with it taken out every run is
+    exactly one the sweeps planned before (their recorded first-seed digests), so nothing
+    else about those runs changed."""
+    from dcsim import reproduce as rep
+    from dcsim.sweep import plan
+
+    before = {
+        "pias-fig3": {"quick": "b968f39e0f210b56", "paper": "b968f39e0f210b56"},
+        "pias-fig6": {"quick": "1753b936591f72d3", "paper": "1ace4ec872938335"},
+        "pias-fig8": {"quick": "f673bfcb797d25fd", "paper": "b0c46cdaeb7151f4"},
+        "pias-fig10": {"quick": "e490a3d1229712e0", "paper": "e490a3d1229712e0"},
+        "pias-fig11": {"quick": "593a65c606d38b81", "paper": "40939aa50ea9ccaa"},
+        "pias-fig12": {"quick": "a379171d93b7d4d7", "paper": "d5afee651b76d755"},
+        "pias-fig13": {"quick": "4d574cf2daff24f2", "paper": "a179bb83d7b3527c"},
+    }
+    for name, scales in before.items():
+        for scale, digest in scales.items():
+            p = plan(rep.sweep_path(name), scale=scale, warn=False)
+            first = p.seeds[0] if p.seeds else None
+            digests = []
+            for r in p.runs:
+                identity = r.spec.identity()
+                assert identity["topology"].pop("shared_buffer_bytes") == 4_000_000, (name, r.params)
+                assert "buffer_alpha" not in identity["topology"], name  # the default, 1
+                if first is None or r.params["seed"] == first:
+                    digests.append(_run_digest(identity))
+            assert hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()[:16] == digest, (name, scale)
 
 
 def test_phost_fig10_changed_only_its_smallest_buffer_cap():
