@@ -272,11 +272,19 @@ def test_every_reproduction_plans_the_recorded_runs():
             assert got == want, f"{name} at {scale} scale plans other runs than recorded"
 
 
-def _first_seed_runs(p, runs) -> dict:
+def _first_seed_runs(p, runs, undo=None) -> dict:
     """How many of `runs` (runs of plan `p`) have the plan's first seed, and the digest of
-    their identities (every run when the plan lists no seeds)."""
+    their identities (every run when the plan lists no seeds), each identity first passed to
+    `undo` (which sets back, in place, a change made to the runs since they were recorded)."""
     first = p.seeds[0] if p.seeds else None
-    digests = sorted(_run_digest(r.spec.identity()) for r in runs if first is None or r.params["seed"] == first)
+    digests = []
+    for r in runs:
+        if first is None or r.params["seed"] == first:
+            identity = r.spec.identity()
+            if undo is not None:
+                undo(identity)
+            digests.append(_run_digest(identity))
+    digests.sort()
     return {"runs": len(digests), "digest": hashlib.sha256("\n".join(digests).encode()).hexdigest()[:16]}
 
 
@@ -338,17 +346,13 @@ def test_pias_testbed_changed_only_its_rto():
     }
     for (name, scale), digest in before.items():
         p = plan(rep.sweep_path(name), scale=scale, warn=False)
-        first = p.seeds[0] if p.seeds else None
-        digests = []
-        for r in p.runs:
-            if first is not None and r.params["seed"] != first:
-                continue
-            identity = r.spec.identity()
+
+        def undo(identity, name=name):
             assert (identity["transport"]["rto"], identity["transport"]["min_rto_us"]) == ("adaptive", 10000), name
             identity["transport"].update(rto="fixed", min_rto_us=2000.0)
             identity["topology"].pop("shared_buffer_bytes")
-            digests.append(_run_digest(identity))
-        assert hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()[:16] == digest, (name, scale)
+
+        assert _first_seed_runs(p, p.runs, undo)["digest"] == digest, (name, scale)
 
 
 def test_pias_testbed_changed_only_its_switch_memory():
@@ -372,15 +376,15 @@ def test_pias_testbed_changed_only_its_switch_memory():
     for name, scales in before.items():
         for scale, digest in scales.items():
             p = plan(rep.sweep_path(name), scale=scale, warn=False)
-            first = p.seeds[0] if p.seeds else None
-            digests = []
             for r in p.runs:
-                identity = r.spec.identity()
-                assert identity["topology"].pop("shared_buffer_bytes") == 4_000_000, (name, r.params)
-                assert "buffer_alpha" not in identity["topology"], name  # the default, 1
-                if first is None or r.params["seed"] == first:
-                    digests.append(_run_digest(identity))
-            assert hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()[:16] == digest, (name, scale)
+                topology = r.spec.identity()["topology"]
+                assert topology.get("shared_buffer_bytes") == 4_000_000, (name, r.params)
+                assert "buffer_alpha" not in topology, name  # the default, 1
+            assert _first_seed_runs(p, p.runs, _without_shared_memory)["digest"] == digest, (name, scale)
+
+
+def _without_shared_memory(identity) -> None:
+    identity["topology"].pop("shared_buffer_bytes")
 
 
 def test_phost_fig10_changed_only_its_smallest_buffer_cap():
@@ -394,18 +398,16 @@ def test_phost_fig10_changed_only_its_smallest_buffer_cap():
     before = {"quick": "e575e289545449a3", "paper": "30e8a6cefac745b8"}
     for scale, digest in before.items():
         p = plan(rep.sweep_path("phost-fig10"), scale=scale, warn=False)
-        digests, changed = [], 0
-        for r in p.runs:
-            if r.params["seed"] != p.seeds[0]:
-                continue
-            identity = r.spec.identity()
+        changed = []
+
+        def undo(identity, scale=scale, changed=changed):
             if identity["topology"]["buffer_bytes"] == 6200:
                 assert identity["pfabric"]["max_window_pkts"] == 4, scale
                 identity["pfabric"]["max_window_pkts"] = 6
-                changed += identity["transport"]["protocol"] == "pfabric"
-            digests.append(_run_digest(identity))
-        assert hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()[:16] == digest, scale
-        assert changed == 1, scale
+                changed.append(identity["transport"]["protocol"])
+
+        assert _first_seed_runs(p, p.runs, undo)["digest"] == digest, scale
+        assert changed.count("pfabric") == 1, scale
 
 
 def test_every_reproduction_runs_three_seeds_at_quick_scale():
