@@ -470,7 +470,7 @@ impl Simulation {
                             self.record(c);
                             // Checked per completion, not per event.
                             if self.finish_target == Some(self.completed) {
-                                // ns-2's `sim_end`: the flows still open are left out.
+                                // `n-finished`: the flows still open are left out.
                                 self.at_last_arrival =
                                     Some((self.fab.now(), self.run_bytes_delivered()));
                                 break;

@@ -729,7 +729,7 @@ impl<'s> Coordinator<'s> {
         // 3. Stop conditions.
         let sim = &mut *self.sim;
         if let Some(t) = self.finished_at {
-            // ns-2's `sim_end`: the flows that had arrived by the deciding completion.
+            // `n-finished`: the flows that had arrived by the deciding completion.
             let keep = sim.records.start_ps.partition_point(|&s| s <= t.as_ps());
             sim.records.truncate(keep);
             sim.at_last_arrival = Some((t, totals.bytes_delivered));

@@ -167,8 +167,9 @@ pub struct WorkloadSpec {
     /// What ends the run: `all-finished` (default: `flows` flows arrive and the run goes on
     /// until every one has finished) or `n-finished` (arrivals go on past `flows` and the run
     /// ends as soon as `flows` flows have finished; the flows still open then are left out of
-    /// the statistics, as in the pFabric and PIAS authors' ns-2 scripts, whose `sim_end` is a
-    /// number of finished flows).
+    /// the statistics). The pFabric and PIAS authors' ns-2 scripts end as `all-finished` does:
+    /// their `tcp-common-opt.tcl` starts no flow once `sim_end` flows have started and stops at
+    /// the `sim_end`-th completion, so every flow they start finishes.
     pub stop_when: StopWhen,
     /// Fraction of the first flows (by arrival) left out of the statistics. Default 0.
     pub warmup_fraction: f64,

@@ -203,7 +203,7 @@ fn delivered_throughput_during_arrivals_matches_the_offered_load() {
 
 #[test]
 fn n_finished_stops_at_the_nth_completion_and_changes_nothing_before_it() {
-    // `stop_when = "n-finished"` (ns-2's `sim_end`): arrivals go on and the run ends at the
+    // `stop_when = "n-finished"`: arrivals go on and the run ends at the
     // N-th completion. Nothing after that moment can change what happened before it, so each
     // flow that finished must have exactly the FCT it has in a longer all-finished run with
     // the same seed, and the flows still open must finish later there.
