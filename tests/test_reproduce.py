@@ -387,6 +387,25 @@ def _without_shared_memory(identity) -> None:
     identity["topology"].pop("shared_buffer_bytes")
 
 
+def test_sigcomm_fig17_paper_scale_changed_only_its_ending():
+    """The pFabric and PIAS authors' ns-2 scripts let every flow finish (`tcp-common-opt.tcl`
+    starts no flow once `sim_end` flows have started and stops at the `sim_end`-th completion);
+    SIGCOMM'13 Fig. 17's paper-scale runs, which ended at the 100,000th completion as the
+    scripts' supposed rule, now let every flow finish too, and with `n-finished` put back each
+    is exactly a run the sweep planned before (its recorded first-seed digest)."""
+    from dcsim import reproduce as rep
+    from dcsim.sweep import plan
+
+    p = plan(rep.sweep_path("pfabric-sigcomm-fig17"), scale="paper", warn=False)
+    for r in p.runs:
+        assert "stop_when" not in r.spec.identity()["workload"], r.params  # the default, all-finished
+    assert _first_seed_runs(p, p.runs, _ending_at_the_nth_completion)["digest"] == "9461cf1482499f67"
+
+
+def _ending_at_the_nth_completion(identity) -> None:
+    identity["workload"]["stop_when"] = "n-finished"
+
+
 def test_phost_fig10_changed_only_its_smallest_buffer_cap():
     """Issue 17: pHost Fig. 10 caps pFabric's window at 4 packets at 6.2 KB (the best of the
     settings tried there, its README) in place of the authors' scripts' rule (6); with the cap
