@@ -5,7 +5,10 @@
 //! transmission at enqueue time and needs no transmit-complete events at all; this queue only
 //! remembers `(start, size)` of the packets still waiting, to answer "how many bytes are
 //! queued now" for the drop and ECN decisions. The result is the same as the event-driven
-//! [`super::Fifo`] (tested against it), with about a third fewer events.
+//! [`super::Fifo`] (tested against it), with about a third fewer events, except at one tie: a
+//! packet arriving at the instant a transmission ends finds the next waiting packet already
+//! gone here, still waiting there when its arrival was scheduled first (docs/model.md, "FIFO
+//! fast path").
 
 use dcsim_engine::SimTime;
 use std::collections::VecDeque;

@@ -64,6 +64,7 @@ pub const WINDOW_FIELDS: &[&str] = &[
     "dupack_threshold",
     "sack",
     "probe_after_timeouts",
+    "connections",
 ];
 
 crate::protocols::for_each_protocol!(protocol_choice);
@@ -75,6 +76,21 @@ crate::choice! {
         Adaptive = "adaptive",
         /// Always `min_rto_us`, no backoff (MinTCP).
         Fixed = "fixed",
+    }
+}
+
+crate::choice! {
+    /// Which connection a window protocol's flow runs on.
+    pub enum Connections {
+        /// Each flow opens a connection of its own: initial window, no slow-start threshold,
+        /// the policy's initial state (DCTCP's `dctcp.initial_alpha`), no RTT sample.
+        PerFlow = "per-flow",
+        /// One persistent connection per host pair and flow at a time (the pFabric and PIAS
+        /// authors' ns-2 scripts, `tcp-common-opt.tcl`): a flow takes the pair's connection
+        /// idle longest, if any, and keeps its slow-start threshold, RTT estimate and DCTCP's
+        /// α; its window starts at `initial_window_pkts` again. A flow that finds every
+        /// connection of its pair busy opens a new one.
+        PerHostPair = "per-host-pair",
     }
 }
 
@@ -127,6 +143,8 @@ pub struct TransportSpec {
     /// MinTCP's probe mode after this many consecutive timeouts (the PIAS scripts' agents:
     /// 5); 0 (default) = never.
     pub probe_after_timeouts: u32,
+    /// `per-flow` (default) or `per-host-pair` (persistent connections).
+    pub connections: Connections,
 }
 
 impl TransportSpec {
@@ -208,5 +226,6 @@ pub fn resolve(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSpec, Sp
         buffer_bytes,
         sack: t.bool("sack", false)?,
         probe_after_timeouts: t.u32_in("probe_after_timeouts", 0, 0, 1_000_000)?,
+        connections: t.choice("connections", Connections::PerFlow)?,
     })
 }

@@ -72,6 +72,11 @@ impl CongestionControl for D2tcp {
         let p = self.dctcp.alpha.powf(imminence(ctx, w.cwnd));
         self.dctcp.cut(w, p, ctx)
     }
+
+    /// α belongs to the connection, as DCTCP's ([`Dctcp`]'s `carry_over`).
+    fn carry_over(&mut self, previous: &Self) {
+        self.dctcp.carry_over(&previous.dctcp);
+    }
 }
 
 /// `transport.protocol = "d2tcp"`: D2TCP hosts over DCTCP's ports.

@@ -64,6 +64,12 @@ impl CongestionControl for Dctcp {
     fn on_ece(&mut self, w: &mut Window, ctx: &FlowCtx) -> bool {
         self.cut(w, self.alpha, ctx)
     }
+
+    /// α belongs to the connection (the ns-2 agent's `ecnhat_alpha_`); the per-window
+    /// counters count this flow's sequence numbers and start afresh.
+    fn carry_over(&mut self, previous: &Self) {
+        self.alpha = previous.alpha;
+    }
 }
 
 impl Dctcp {
@@ -162,5 +168,20 @@ pub(crate) mod tests {
         // Once snd_una passes the window end, the next ECE cuts again.
         assert!(d.on_ece(&mut w, &seqs(140, 170)));
         assert_eq!(w.cwnd, 22.5);
+    }
+
+    #[test]
+    fn a_persistent_connection_keeps_alpha_and_nothing_else() {
+        // The previous flow on the connection ends with α = 0.2 and a cut pending in its window.
+        let mut previous = Dctcp::new(1.0 / 16.0, 0.2);
+        let mut w = Window { cwnd: 40.0, ssthresh: 1e9, max: 1e9 };
+        assert!(previous.on_ece(&mut w, &seqs(100, 140)));
+        let mut next = Dctcp::new(1.0 / 16.0, 1.0);
+        next.carry_over(&previous);
+        assert_eq!(next.alpha, 0.2);
+        // Its sequence numbers start at 0: the first ECE cuts, by α / 2.
+        let mut w = Window { cwnd: 40.0, ssthresh: 1e9, max: 1e9 };
+        assert!(next.on_ece(&mut w, &seqs(0, 40)));
+        assert_eq!(w.cwnd, 36.0);
     }
 }

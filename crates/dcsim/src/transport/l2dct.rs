@@ -100,6 +100,11 @@ impl CongestionControl for L2dct {
         let b = self.dctcp.alpha.powf(weight(self.sent_bytes));
         self.dctcp.cut(w, b, ctx)
     }
+
+    /// α belongs to the connection, as DCTCP's; the weight follows this flow's bytes ([`Dctcp`]'s `carry_over`).
+    fn carry_over(&mut self, previous: &Self) {
+        self.dctcp.carry_over(&previous.dctcp);
+    }
 }
 
 /// `transport.protocol = "l2dct"`: L2DCT hosts over DCTCP's ports.

@@ -231,6 +231,11 @@ impl CongestionControl for PaseCc {
         // The top and lowest queues keep their set windows; the others are DCTCP sources.
         self.pinned_window().is_none() && self.dctcp.cut(w, self.dctcp.alpha, ctx)
     }
+
+    /// α belongs to the connection, as DCTCP's ([`Dctcp`]'s `carry_over`).
+    fn carry_over(&mut self, previous: &Self) {
+        self.dctcp.carry_over(&previous.dctcp);
+    }
 }
 
 /// The PASE hosts and arbitrators.

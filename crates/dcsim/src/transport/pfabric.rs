@@ -102,6 +102,7 @@ pub fn pfabric_hosts(spec: &Spec, tagger: Tagger) -> WindowTransport<PfabricRate
         partitioned: spec.engine.partitioned,
         probe_after,
         tagger,
+        persistent: false,
     };
     WindowTransport::new(params, cc)
 }

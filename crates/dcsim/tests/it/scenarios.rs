@@ -461,3 +461,79 @@ fn pfabric_sack_window_keeps_a_flow_with_a_hole_sending() {
     assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (1, 1));
     assert_eq!(out.records.packets_sent[0], 9);
 }
+
+#[test]
+fn a_persistent_connection_keeps_its_slow_start_threshold() {
+    // Flow 0 (3 packets) loses its last one and times out with a window of 14 (12 + two
+    // slow-start ACKs): ssthresh 7. Flows 1 (0 → 1) and 2 (1 → 0, its own host pair) are the
+    // same size and start after everything before them has finished, each from the initial
+    // window of 12, over a 40 µs round trip that holds about 35 packets. On connections of
+    // their own (`per-flow`) both slow-start and finish alike. On persistent connections
+    // (`per-host-pair`) flow 1 takes flow 0's connection and its threshold of 7, so it grows
+    // by one packet per round trip and is slower; flow 2's pair had no connection yet.
+    let rows = ["0,0,1,4380,0", "1,0,1,146000,0.001", "2,1,0,146000,0.003"];
+    let base = "[topology]\nkind = \"pair\"\nlink_delay_ns = 20000\n\
+                [transport]\nprotocol = \"tcp\"\nmin_rto_us = 200\n";
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 0, count: 1 };
+    // (The timeline port path only: on the event-driven one these flows lose a packet at a
+    // tie, `the_fifo_paths_differ_only_when_a_departure_and_an_arrival_coincide`.)
+    let per_flow = run(spec_with_trace(base, &rows), &[loss]);
+    let persistent =
+        run(spec_with_trace(&format!("{base}connections = \"per-host-pair\"\n"), &rows), &[loss]);
+    assert_eq!(per_flow.records.timeouts[0], 1);
+    assert_eq!(fct_ps(&per_flow, 1), fct_ps(&per_flow, 2), "two fresh connections");
+    assert_eq!(fct_ps(&persistent, 2), fct_ps(&per_flow, 2), "flow 2's pair had none idle");
+    assert_eq!(fct_ps(&persistent, 0), fct_ps(&per_flow, 0));
+    // 100 packets from a window of 12: slow start needs 4 round trips (12, 24, 48, 16 more),
+    // linear growth from 12 takes 7 (12 + 13 + ... + 18 = 105).
+    let rtt = ns(2 * 20_000 + 1200 + 32);
+    let (fresh, kept) = (fct_ps(&per_flow, 1), fct_ps(&persistent, 1));
+    assert!(kept >= fresh + 2 * rtt, "kept {kept} ps, fresh {fresh} ps");
+}
+
+#[test]
+fn concurrent_flows_of_a_pair_open_more_connections() {
+    // With persistent connections, flows of one host pair that overlap each take a
+    // connection of their own (the scripts open one when every connection of the pair is
+    // busy): two simultaneous flows with nothing before them run as on `per-flow`.
+    let rows = ["0,0,1,146000,0", "1,0,1,146000,0"];
+    let base = "[topology]\nkind = \"pair\"\nlink_delay_ns = 20000\n\
+                [transport]\nprotocol = \"dctcp\"\n";
+    let per_flow = run(spec_with_trace(base, &rows), &[]);
+    let persistent =
+        run(spec_with_trace(&format!("{base}connections = \"per-host-pair\"\n"), &rows), &[]);
+    assert_eq!(per_flow.records.finish_ps, persistent.records.finish_ps);
+}
+
+#[test]
+fn the_fifo_paths_differ_only_when_a_departure_and_an_arrival_coincide() {
+    // One TCP flow of 100 packets over a pair with 20 µs links (`min_rto_us` 200): in slow
+    // start its ACKs come back exactly when the NIC finishes a packet, and the NIC's buffer is
+    // full then. The timeline (default) lets the packet whose transmission starts at that
+    // instant leave the queue first, so the packets the ACK releases fit; the event-driven path
+    // runs same-instant events in the order they were scheduled, the ACK's arrival (scheduled
+    // when the ACK left, 20 µs earlier) before the transmit completion (scheduled 1.2 µs
+    // earlier), and one packet is dropped and timed out (docs/model.md, "FIFO fast path").
+    let base = "[topology]\nkind = \"pair\"\nlink_delay_ns = 20000\n\
+                [transport]\nprotocol = \"tcp\"\nmin_rto_us = 200\n";
+    let mut fct_timeouts = Vec::new();
+    for timeline in [true, false] {
+        let mut spec = spec_with_trace(base, &["0,0,1,146000,0"]);
+        spec.engine.fifo_timeline = timeline;
+        let out = dcsim::Simulation::new(spec).unwrap().run(&mut |_| true).unwrap();
+        check_invariants(&out);
+        fct_timeouts.push((fct_ps(&out, 0), out.records.timeouts[0]));
+    }
+    assert_eq!(fct_timeouts, [(ns(199_296), 0), (ns(420_128), 1)]);
+    // With 5 µs links the same flow loses packets to the full NIC on both paths alike.
+    let base = base.replace("20000", "5000");
+    let outs: Vec<_> = [true, false]
+        .map(|t| {
+            let mut spec = spec_with_trace(&base, &["0,0,1,146000,0"]);
+            spec.engine.fifo_timeline = t;
+            dcsim::Simulation::new(spec).unwrap().run(&mut |_| true).unwrap()
+        })
+        .into();
+    assert_eq!(outs[0].records.finish_ps, outs[1].records.finish_ps);
+    assert_eq!(outs[0].records.timeouts[0], 1);
+}

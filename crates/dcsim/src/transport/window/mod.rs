@@ -52,10 +52,11 @@ pub use tagging::{ClassTag, PriorityTag, Tagger};
 use super::{Completion, HostTransport, TransportEvent};
 use crate::fabric::Fabric;
 use crate::packet::{ecn, Packet, PacketId, PacketKind, SeqSet};
-use crate::spec::{DupAckThreshold, RtoMode, Spec};
+use crate::spec::{Connections, DupAckThreshold, RtoMode, Spec};
 use crate::units::{CONTROL_BYTES, HEADER_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
+use std::collections::{HashMap, VecDeque};
 use tagging::TagCtx;
 
 /// MinTCP's probe: a 1-byte segment the receiver answers with its cumulative ACK.
@@ -104,6 +105,9 @@ pub struct WindowParams {
     pub probe_after: u32,
     /// How data packets are tagged with a priority number and a class.
     pub tagger: Tagger,
+    /// Flows reuse their host pair's idle connections (`transport.connections =
+    /// "per-host-pair"`): see [`Connection`].
+    pub persistent: bool,
 }
 
 impl WindowParams {
@@ -123,6 +127,7 @@ impl WindowParams {
             partitioned: spec.engine.partitioned,
             probe_after: t.probe_after_timeouts,
             tagger: Tagger::PLAIN,
+            persistent: t.connections == Connections::PerHostPair,
         }
     }
 }
@@ -156,6 +161,20 @@ struct ApartReceiver {
     /// Its flow (`u32::MAX`: none yet).
     flow: u32,
     rx: Receiver,
+}
+
+/// What an idle persistent connection keeps for its host pair's next flow
+/// (`transport.connections = "per-host-pair"`, the pFabric and PIAS authors' ns-2 scripts: one
+/// `FullTcp` agent per host pair carries flow after flow, and a new flow only resets the
+/// window to the initial one, `advance-bytes`). Sequence numbers and everything of the flow
+/// itself start afresh.
+#[derive(Clone, Debug)]
+struct Connection<C> {
+    /// The policy's connection state (DCTCP's α: [`CongestionControl::carry_over`]).
+    cc: C,
+    ssthresh: f64,
+    srtt_ps: f64,
+    rttvar_ps: f64,
 }
 
 /// One flow: its sender, and its receiver too except in the partitioned model.
@@ -282,6 +301,9 @@ pub struct WindowTransport<C> {
     /// (the partition count and index in a partitioned run; 1 and 0 otherwise).
     slot_stride: u32,
     slot_offset: u32,
+    /// Idle persistent connections by host pair (`src << 32 | dst`), idle longest first
+    /// (`params.persistent` only).
+    idle: HashMap<u64, VecDeque<Connection<C>>>,
 }
 
 impl<C: CongestionControl> WindowTransport<C> {
@@ -295,6 +317,7 @@ impl<C: CongestionControl> WindowTransport<C> {
             receivers: Vec::new(),
             slot_stride: 1,
             slot_offset: 0,
+            idle: HashMap::new(),
         }
     }
 
@@ -351,6 +374,16 @@ impl<C: CongestionControl> WindowTransport<C> {
         new.class = self.params.tagger.flow_class(f.size_bytes);
         new.win =
             Window { cwnd: init, ssthresh: f64::INFINITY, max: self.params.max_window as f64 };
+        if self.params.persistent {
+            // The pair's connection idle longest, as the scripts hand a pair's next arrival to
+            // the first of its connections to finish.
+            let idle = self.idle.get_mut(&host_pair(f.src, f.dst)).and_then(|q| q.pop_front());
+            if let Some(c) = idle {
+                new.cc.carry_over(&c.cc);
+                new.win.ssthresh = c.ssthresh;
+                (new.srtt_ps, new.rttvar_ps) = (c.srtt_ps, c.rttvar_ps);
+            }
+        }
         *fl = new;
         slot
     }
@@ -456,6 +489,15 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
                     fl.active = false;
                     fl.gen = fl.gen.wrapping_add(1); // any pending timer is now stale
                     self.free.push(slot);
+                    if self.params.persistent {
+                        let c = Connection {
+                            cc: fl.cc.clone(),
+                            ssthresh: fl.win.ssthresh,
+                            srtt_ps: fl.srtt_ps,
+                            rttvar_ps: fl.rttvar_ps,
+                        };
+                        self.idle.entry(host_pair(fl.src, fl.dst)).or_default().push_back(c);
+                    }
                     Some(done)
                 } else {
                     None
@@ -566,6 +608,11 @@ impl<C: CongestionControl> WindowTransport<C> {
         }
         timeout(&self.params, slot, fl, fab, true);
     }
+}
+
+/// The key of a host pair's idle connections.
+fn host_pair(src: u32, dst: u32) -> u64 {
+    (src as u64) << 32 | dst as u64
 }
 
 /// A retransmission timeout: RFC 6298 §5.5-5.7 / MinTCP: back off (adaptive only), shrink the

@@ -83,6 +83,10 @@ pub trait CongestionControl: Clone {
         w.ssthresh = (flight as f64 / 2.0).max(2.0);
         w.cwnd = w.ssthresh;
     }
+    /// This flow starts on a persistent connection whose previous flow ended with policy state
+    /// `previous` (`transport.connections = "per-host-pair"`): keep what the connection, not
+    /// the flow, holds. Default: nothing.
+    fn carry_over(&mut self, _previous: &Self) {}
     /// The retransmission timer expired (RFC 5681 §3.1: ssthresh = max(flight/2, 2), cwnd = 1).
     fn on_timeout(&mut self, w: &mut Window) {
         w.ssthresh = (w.cwnd / 2.0).max(2.0);
