@@ -537,3 +537,24 @@ fn the_fifo_paths_differ_only_when_a_departure_and_an_arrival_coincide() {
     assert_eq!(outs[0].records.finish_ps, outs[1].records.finish_ps);
     assert_eq!(outs[0].records.timeouts[0], 1);
 }
+
+#[test]
+fn a_flow_takes_its_pairs_connection_idle_longest() {
+    // Flows 0 and 1 start together on host pair 0 → 1, so they open two connections. Flow 1
+    // (20 packets) finishes first with no slow-start threshold; flow 0 (3 packets) loses its
+    // last packet and finishes after its timeout, leaving a threshold of 7. Flow 2 then takes
+    // the connection idle longest, flow 1's, and runs as on a connection of its own; flow 3,
+    // after flow 2 has finished, takes flow 0's (flow 2's went to the back) and is slower.
+    let rows = ["0,0,1,4380,0", "1,0,1,29200,0", "2,0,1,146000,0.001", "3,0,1,146000,0.003"];
+    let base = "[topology]\nkind = \"pair\"\nlink_delay_ns = 20000\n\
+                [transport]\nprotocol = \"tcp\"\nmin_rto_us = 200\n";
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 0, count: 1 };
+    let per_flow = run(spec_with_trace(base, &rows), &[loss]);
+    let persistent =
+        run(spec_with_trace(&format!("{base}connections = \"per-host-pair\"\n"), &rows), &[loss]);
+    assert!(fct_ps(&per_flow, 1) < fct_ps(&per_flow, 0), "flow 1 finishes first");
+    assert_eq!(persistent.records.timeouts[0], 1);
+    assert_eq!(fct_ps(&persistent, 2), fct_ps(&per_flow, 2));
+    assert_eq!(fct_ps(&per_flow, 3), fct_ps(&per_flow, 2));
+    assert!(fct_ps(&persistent, 3) > fct_ps(&per_flow, 3));
+}
