@@ -462,6 +462,21 @@ fn pfabric_sack_window_keeps_a_flow_with_a_hole_sending() {
     assert_eq!(out.records.packets_sent[0], 9);
 }
 
+/// TCP flows `rows` over a pair with 20 µs links (a 40 µs round trip holds about 35 packets)
+/// and `min_rto_us` 200, flow 0 losing its packet 2 at its NIC: run on connections of their
+/// own and on persistent connections. (The timeline port path only: on the event-driven one
+/// 100-packet flows here lose a packet at a tie,
+/// `the_fifo_paths_differ_only_when_a_departure_and_an_arrival_coincide`.)
+fn per_flow_and_persistent(rows: &[&str]) -> (dcsim::RunOutput, dcsim::RunOutput) {
+    let base = "[topology]\nkind = \"pair\"\nlink_delay_ns = 20000\n\
+                [transport]\nprotocol = \"tcp\"\nmin_rto_us = 200\n";
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 0, count: 1 };
+    let per_flow = run(spec_with_trace(base, rows), &[loss]);
+    let persistent =
+        run(spec_with_trace(&format!("{base}connections = \"per-host-pair\"\n"), rows), &[loss]);
+    (per_flow, persistent)
+}
+
 #[test]
 fn a_persistent_connection_keeps_its_slow_start_threshold() {
     // Flow 0 (3 packets) loses its last one and times out with a window of 14 (12 + two
@@ -471,15 +486,8 @@ fn a_persistent_connection_keeps_its_slow_start_threshold() {
     // their own (`per-flow`) both slow-start and finish alike. On persistent connections
     // (`per-host-pair`) flow 1 takes flow 0's connection and its threshold of 7, so it grows
     // by one packet per round trip and is slower; flow 2's pair had no connection yet.
-    let rows = ["0,0,1,4380,0", "1,0,1,146000,0.001", "2,1,0,146000,0.003"];
-    let base = "[topology]\nkind = \"pair\"\nlink_delay_ns = 20000\n\
-                [transport]\nprotocol = \"tcp\"\nmin_rto_us = 200\n";
-    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 0, count: 1 };
-    // (The timeline port path only: on the event-driven one these flows lose a packet at a
-    // tie, `the_fifo_paths_differ_only_when_a_departure_and_an_arrival_coincide`.)
-    let per_flow = run(spec_with_trace(base, &rows), &[loss]);
-    let persistent =
-        run(spec_with_trace(&format!("{base}connections = \"per-host-pair\"\n"), &rows), &[loss]);
+    let (per_flow, persistent) =
+        per_flow_and_persistent(&["0,0,1,4380,0", "1,0,1,146000,0.001", "2,1,0,146000,0.003"]);
     assert_eq!(per_flow.records.timeouts[0], 1);
     assert_eq!(fct_ps(&per_flow, 1), fct_ps(&per_flow, 2), "two fresh connections");
     assert_eq!(fct_ps(&persistent, 2), fct_ps(&per_flow, 2), "flow 2's pair had none idle");
@@ -545,13 +553,12 @@ fn a_flow_takes_its_pairs_connection_idle_longest() {
     // last packet and finishes after its timeout, leaving a threshold of 7. Flow 2 then takes
     // the connection idle longest, flow 1's, and runs as on a connection of its own; flow 3,
     // after flow 2 has finished, takes flow 0's (flow 2's went to the back) and is slower.
-    let rows = ["0,0,1,4380,0", "1,0,1,29200,0", "2,0,1,146000,0.001", "3,0,1,146000,0.003"];
-    let base = "[topology]\nkind = \"pair\"\nlink_delay_ns = 20000\n\
-                [transport]\nprotocol = \"tcp\"\nmin_rto_us = 200\n";
-    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 0, count: 1 };
-    let per_flow = run(spec_with_trace(base, &rows), &[loss]);
-    let persistent =
-        run(spec_with_trace(&format!("{base}connections = \"per-host-pair\"\n"), &rows), &[loss]);
+    let (per_flow, persistent) = per_flow_and_persistent(&[
+        "0,0,1,4380,0",
+        "1,0,1,29200,0",
+        "2,0,1,146000,0.001",
+        "3,0,1,146000,0.003",
+    ]);
     assert!(fct_ps(&per_flow, 1) < fct_ps(&per_flow, 0), "flow 1 finishes first");
     assert_eq!(persistent.records.timeouts[0], 1);
     assert_eq!(fct_ps(&persistent, 2), fct_ps(&per_flow, 2));
