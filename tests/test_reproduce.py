@@ -819,3 +819,18 @@ def test_a_self_simulating_figure_replicates_over_seeds_and_knows_its_scale(tmp_
     # Started at the published load and galloping by 2: r = 2, k = 4 (published 78, answer
     # 57) comes down 78, 76, ..., 56, then bisects to 57.
     assert frame[(frame.rounds == 2) & (frame.channels == 4)].iloc[0].ours_pct_mean == 57
+
+
+def test_a_per_seed_figures_comparison_is_each_seeds():
+    """A figure whose rows are each seed's (``PER_SEED``, pHost Fig. 7's curves over time) is
+    compared seed by seed and aggregated over the seeds, as a figure of averaged rows is: its
+    gallery numbers carry an interval, not one number of the seeds' rows pooled."""
+    from dcsim import reproduce as rep
+
+    name = "phost-fig7"
+    csv = ROOT / "docs" / "figures" / f"{name}.csv"
+    per_seed, produced = rep._frames_of(csv)
+    seeds = produced["seeds"].split()
+    assert len(seeds) == 3 and [set(d.seed) for d in per_seed] == [{int(s)} for s in seeds]
+    text = rep.comparison(name, per_seed, "quick", produced=produced)
+    assert "(n = 3)" in text and "(n = 1, no interval)" not in text

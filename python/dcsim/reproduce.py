@@ -967,6 +967,10 @@ def _frames_of(csv: Path) -> tuple[list[Any], dict[str, str]]:
             raise FileNotFoundError(f"{seeds} is missing: {csv} averages seeds, and its comparison needs each")
         every, _ = read_data_csv(seeds)
         per_seed = [g.reset_index(drop=True) for _, g in every.groupby("seed", sort=True)]
+    elif "seed" in data.columns and data.seed.nunique() > 1:
+        # A figure whose rows are not averaged (``PER_SEED``: curves over time) keeps each
+        # seed's rows with their seed: its comparison too is each seed's, then aggregated.
+        per_seed = [g.reset_index(drop=True) for _, g in data.groupby("seed", sort=True)]
     return per_seed, produced
 
 
