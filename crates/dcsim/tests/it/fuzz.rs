@@ -353,10 +353,12 @@ fn every_protocol_recovers_from_fuzzed_losses() {
     use dcsim::packet::PacketKind;
     // Every packet protocol at its defaults, and the variants that change its recovery (with
     // the recovery the authors' code lacks turned on, as pHost's and dcPIM's source timeouts).
-    const PROTOCOLS: [(&str, &str); 17] = [
+    const PROTOCOLS: [(&str, &str); 18] = [
         ("tcp", ""),
         ("tcp", "transport.sack = true"),
         ("dctcp", ""),
+        // A flow on a persistent connection starts with the threshold its pair's last flow left.
+        ("dctcp", "transport.connections = \"per-host-pair\""),
         ("pfabric", ""),
         ("pfabric", "pfabric.rate_control = \"linerate\""),
         ("phost", ""),
