@@ -53,7 +53,9 @@ pub fn run_both_port_paths(spec: Spec, losses: &[LossRule]) -> RunOutput {
     fast
 }
 
-fn run_mode(mut spec: Spec, losses: &[LossRule], timeline: Option<bool>) -> RunOutput {
+/// Like [`run`], on the FIFO timeline (`Some(true)`), the event-driven port path
+/// (`Some(false)`) or the spec's own choice (`None`).
+pub fn run_mode(mut spec: Spec, losses: &[LossRule], timeline: Option<bool>) -> RunOutput {
     if let Some(t) = timeline {
         spec.engine.fifo_timeline = t;
     }

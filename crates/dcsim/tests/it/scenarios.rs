@@ -524,26 +524,18 @@ fn the_fifo_paths_differ_only_when_a_departure_and_an_arrival_coincide() {
     // earlier), and one packet is dropped and timed out (docs/model.md, "FIFO fast path").
     let base = "[topology]\nkind = \"pair\"\nlink_delay_ns = 20000\n\
                 [transport]\nprotocol = \"tcp\"\nmin_rto_us = 200\n";
-    let mut fct_timeouts = Vec::new();
-    for timeline in [true, false] {
-        let mut spec = spec_with_trace(base, &["0,0,1,146000,0"]);
-        spec.engine.fifo_timeline = timeline;
-        let out = dcsim::Simulation::new(spec).unwrap().run(&mut |_| true).unwrap();
-        check_invariants(&out);
-        fct_timeouts.push((fct_ps(&out, 0), out.records.timeouts[0]));
-    }
-    assert_eq!(fct_timeouts, [(ns(199_296), 0), (ns(420_128), 1)]);
-    // With 5 µs links the same flow loses packets to the full NIC on both paths alike.
-    let base = base.replace("20000", "5000");
-    let outs: Vec<_> = [true, false]
-        .map(|t| {
-            let mut spec = spec_with_trace(&base, &["0,0,1,146000,0"]);
-            spec.engine.fifo_timeline = t;
-            dcsim::Simulation::new(spec).unwrap().run(&mut |_| true).unwrap()
+    let on_both_paths = |base: &str| {
+        [true, false].map(|timeline| {
+            run_mode(spec_with_trace(base, &["0,0,1,146000,0"]), &[], Some(timeline))
         })
-        .into();
-    assert_eq!(outs[0].records.finish_ps, outs[1].records.finish_ps);
-    assert_eq!(outs[0].records.timeouts[0], 1);
+    };
+    let [timeline, events] = on_both_paths(base);
+    assert_eq!((fct_ps(&timeline, 0), timeline.records.timeouts[0]), (ns(199_296), 0));
+    assert_eq!((fct_ps(&events, 0), events.records.timeouts[0]), (ns(420_128), 1));
+    // With 5 µs links the same flow loses packets to the full NIC on both paths alike.
+    let [timeline, events] = on_both_paths(&base.replace("20000", "5000"));
+    assert_eq!(timeline.records.finish_ps, events.records.finish_ps);
+    assert_eq!(timeline.records.timeouts[0], 1);
 }
 
 #[test]
@@ -564,4 +556,16 @@ fn a_flow_takes_its_pairs_connection_idle_longest() {
     assert_eq!(fct_ps(&persistent, 2), fct_ps(&per_flow, 2));
     assert_eq!(fct_ps(&per_flow, 3), fct_ps(&per_flow, 2));
     assert!(fct_ps(&persistent, 3) > fct_ps(&per_flow, 3));
+}
+#[test]
+fn an_idle_connection_goes_to_one_flow_only() {
+    // Flow 0 leaves its pair's one connection idle with a threshold of 7. Flows 1 (one packet)
+    // and 2 (100 packets) start together on the same pair: flow 1 takes that connection (a
+    // single packet does not care), so flow 2 must open a new one and finish exactly as on
+    // connections of its own; had both taken the idle connection's state, flow 2 would grow
+    // linearly from its first window and be slower.
+    let (per_flow, persistent) =
+        per_flow_and_persistent(&["0,0,1,4380,0", "1,0,1,1460,0.001", "2,0,1,146000,0.001"]);
+    assert_eq!(fct_ps(&persistent, 1), fct_ps(&per_flow, 1));
+    assert_eq!(fct_ps(&persistent, 2), fct_ps(&per_flow, 2));
 }
