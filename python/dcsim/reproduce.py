@@ -1068,7 +1068,9 @@ def gallery(
         "above each table says what produced its numbers: the scale, the seeds, the dcsim version and the",
         "git commit of the model. Ours is the mean over the seeds ± the half-width of its 95 % confidence",
         "interval (Student t over seeds, n the seeds; docs/experiments.md, Replicates), and a figure made",
-        "from several seeds draws the same intervals as error bars.",
+        "from several seeds draws the same intervals as error bars. A range of ours (`a – b`) is each",
+        "seed's lowest and highest value over the range's points, averaged over the seeds: it can be wider",
+        "than the range of the figure's per-point means, which the notes quote when they say so.",
         "",
     ]
     head = len(parts)  # the scorecard goes here, once every figure is scored
