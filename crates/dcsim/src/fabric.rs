@@ -502,9 +502,9 @@ impl Fabric {
     #[inline(always)]
     pub fn on_arrive_at_switch(&mut self, node: u32, id: PacketId) {
         let p = self.pool.get(id);
-        let (dst, flow) = (p.dst, p.flow);
+        let (src, dst, flow) = (p.src, p.dst, p.flow);
         let choices = self.net.routes.next_hops(node, dst);
-        let port = self.balancer.pick(node, flow, choices);
+        let port = self.balancer.pick(node, src, flow, choices);
         if let Some(shared) = self.net.shared_buffer {
             if !self.shared_memory_admits(shared, node, port, id) {
                 self.drop_before_port(port, id);

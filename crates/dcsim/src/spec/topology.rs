@@ -45,6 +45,10 @@ crate::choice! {
         Spray = "spray",
         /// Per-packet uniformly random choice.
         SprayRandom = "spray-random",
+        /// Per-packet round robin with one counter per source host at every switch: the pHost
+        /// authors' simulator picks a packet's ToR uplink from a counter kept on its sender's
+        /// NIC queue (`coresim/topology.cpp`, `PFabricTopology::get_next_hop`).
+        SprayPerSource = "spray-per-source",
         /// Per-flow hash (ECMP).
         Ecmp = "ecmp",
     }
@@ -108,7 +112,7 @@ pub struct TopologySpec {
     pub host_delay_ns: u64,
     /// `cut-through` (default) or `store-and-forward`.
     pub switching: Switching,
-    /// `spray` (default), `spray-random` or `ecmp`.
+    /// `spray` (default), `spray-random`, `spray-per-source` or `ecmp`.
     pub load_balancing: LoadBalancing,
     /// Buffer per switch port and per NIC, bytes. Default 36864. `transport.buffer_bytes`
     /// overrides it.

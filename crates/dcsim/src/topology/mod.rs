@@ -514,6 +514,9 @@ impl Network {
 pub struct Balancer {
     mode: LoadBalancing,
     rr: Vec<u32>,
+    /// `spray-per-source`: a counter per (switch, source host), `node * n_hosts + src`; empty
+    /// in the other modes.
+    rr_by_source: Vec<u32>,
     /// The random streams (initial counters, random spraying): one shared, or one per node
     /// in the partitioned model, so a switch's draws depend on its own packets only, not on
     /// the order events at other switches ran.
@@ -525,42 +528,60 @@ impl Balancer {
     /// State for `n_nodes` nodes; round-robin counters start at random values, as the pHost
     /// authors' simulator does, so switches are not synchronised: node `n` draws its counter
     /// from `rngs.of(n)`, in node order.
+    /// Under `spray-per-source` each node then draws one more counter per source host, also
+    /// at random (the pHost authors' simulator starts every queue's counter at `rand()`,
+    /// `coresim/queue.cpp`); the other modes draw nothing more, so their streams are unchanged.
     pub fn new(mode: LoadBalancing, n_hosts: u32, n_nodes: u32, mut rngs: ElementRngs) -> Self {
         let rr = (0..n_nodes).map(|n| rngs.of(n).next_u64() as u32).collect();
-        Balancer { mode, rr, rngs, n_hosts }
+        let rr_by_source = if mode == LoadBalancing::SprayPerSource {
+            (0..n_nodes)
+                .flat_map(|n| (0..n_hosts).map(move |h| (n, h)))
+                .map(|(n, _)| rngs.of(n).next_u64() as u32)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Balancer { mode, rr, rr_by_source, rngs, n_hosts }
     }
 
-    /// Picks one of `choices` at switch `node` for a packet of flow `flow`. Inlined into the
-    /// switch's forwarding for the common case of one choice (a downward hop).
+    /// Picks one of `choices` at switch `node` for a packet of flow `flow` sent by host `src`.
+    /// Inlined into the switch's forwarding for the common case of one choice (a downward hop).
     #[inline(always)]
-    pub fn pick(&mut self, node: u32, flow: u32, choices: &[u32]) -> u32 {
+    pub fn pick(&mut self, node: u32, src: u32, flow: u32, choices: &[u32]) -> u32 {
         match choices {
             [only] => *only,
-            _ => self.pick_among(node, flow, choices),
+            _ => self.pick_among(node, src, flow, choices),
         }
     }
 
     /// Picks one of several `choices` (an upward hop).
     #[inline(never)]
-    fn pick_among(&mut self, node: u32, flow: u32, choices: &[u32]) -> u32 {
+    fn pick_among(&mut self, node: u32, src: u32, flow: u32, choices: &[u32]) -> u32 {
         let n = choices.len();
         let i = match self.mode {
-            LoadBalancing::Spray => {
-                // ns-2's multipath classifier: one round-robin counter per switch (§1.6).
-                let c = &mut self.rr[node as usize];
-                *c = c.wrapping_add(1);
-                // The same index as `% n`; a mask where `n` is a power of two (the usual
-                // spine or core count) saves a division per packet (issue 16 lever 2).
-                if n.is_power_of_two() {
-                    *c as usize & (n - 1)
-                } else {
-                    *c as usize % n
-                }
+            // ns-2's multipath classifier: one round-robin counter per switch (§1.6).
+            LoadBalancing::Spray => next_round_robin(&mut self.rr[node as usize], n),
+            LoadBalancing::SprayPerSource => {
+                let at = node as usize * self.n_hosts as usize + src as usize;
+                next_round_robin(&mut self.rr_by_source[at], n)
             }
             LoadBalancing::SprayRandom => self.rngs.of(node).below(n as u64) as usize,
             LoadBalancing::Ecmp => ecmp_index(node, flow, self.n_hosts, n),
         };
         choices[i]
+    }
+}
+
+/// Advances a round-robin counter and returns its index among `n` choices: the same index as
+/// `% n`; a mask where `n` is a power of two (the usual spine or core count) saves a division
+/// per packet (issue 16 lever 2).
+#[inline(always)]
+fn next_round_robin(counter: &mut u32, n: usize) -> usize {
+    *counter = counter.wrapping_add(1);
+    if n.is_power_of_two() {
+        *counter as usize & (n - 1)
+    } else {
+        *counter as usize % n
     }
 }
 
@@ -671,7 +692,7 @@ mod tests {
             let mut walked = vec![n.nic(src)];
             let mut node = n.ports[n.nic(src) as usize].peer;
             while node != dst {
-                let port = b.pick(node, flow, n.routes.next_hops(node, dst));
+                let port = b.pick(node, src, flow, n.routes.next_hops(node, dst));
                 walked.push(port);
                 node = n.ports[port as usize].peer;
             }
@@ -789,7 +810,7 @@ mod tests {
             for _ in 0..60 {
                 counter = counter.wrapping_add(1);
                 let want = choices[counter as usize % n];
-                assert_eq!(b.pick(5, 0, &choices[..n]), want, "{n} choices, counter {counter}");
+                assert_eq!(b.pick(5, 0, 0, &choices[..n]), want, "{n} choices, counter {counter}");
             }
         }
     }
@@ -798,15 +819,39 @@ mod tests {
     fn spraying_round_robins_and_ecmp_pins_a_flow() {
         let choices = [10, 11, 12, 13];
         let mut b = Balancer::new(LoadBalancing::Spray, 4, 8, lb_rngs(8));
-        let picks: Vec<u32> = (0..8).map(|_| b.pick(5, 0, &choices)).collect();
+        let picks: Vec<u32> = (0..8).map(|_| b.pick(5, 0, 0, &choices)).collect();
         for w in picks.windows(2) {
             assert_eq!((w[0] - 10 + 1) % 4, w[1] - 10);
         }
         let mut e = Balancer::new(LoadBalancing::Ecmp, 4, 8, lb_rngs(8));
-        let first = e.pick(5, 77, &choices);
-        assert!((0..20).all(|_| e.pick(5, 77, &choices) == first));
+        let first = e.pick(5, 0, 77, &choices);
+        assert!((0..20).all(|_| e.pick(5, 0, 77, &choices) == first));
         let spread: std::collections::HashSet<u32> =
-            (0..64).map(|f| e.pick(5, f, &choices)).collect();
+            (0..64).map(|f| e.pick(5, 0, f, &choices)).collect();
         assert_eq!(spread.len(), 4);
+    }
+
+    /// The pHost authors' spraying: each source host's packets take the switch's uplinks in
+    /// turn whatever other hosts send in between, where one counter per switch would hand
+    /// host 0 every other uplink when two hosts alternate.
+    #[test]
+    fn spraying_per_source_round_robins_each_hosts_packets() {
+        let choices = [10, 11, 12, 13];
+        let mut b = Balancer::new(LoadBalancing::SprayPerSource, 4, 8, lb_rngs(8));
+        let mut per_host = [Vec::new(), Vec::new()];
+        for _ in 0..8 {
+            for (src, picks) in per_host.iter_mut().enumerate() {
+                picks.push(b.pick(5, src as u32, 0, &choices));
+            }
+        }
+        for picks in &per_host {
+            for w in picks.windows(2) {
+                assert_eq!((w[0] - 10 + 1) % 4, w[1] - 10, "{picks:?}");
+            }
+        }
+        let mut shared = Balancer::new(LoadBalancing::Spray, 4, 8, lb_rngs(8));
+        let host0: std::collections::HashSet<u32> =
+            (0..8).map(|i| shared.pick(5, i % 2, 0, &choices)).step_by(2).collect();
+        assert_eq!(host0.len(), 2, "one counter per switch: host 0 gets two uplinks");
     }
 }

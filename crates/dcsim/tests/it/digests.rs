@@ -253,6 +253,10 @@ fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
             vec!["topology.load_balancing=spray-random", "transport.protocol=pfabric"],
         ),
         (
+            "spray-per-source-pfabric",
+            vec!["topology.load_balancing=spray-per-source", "transport.protocol=pfabric"],
+        ),
+        (
             "oversubscribed-dctcp",
             vec!["topology.oversubscription=2", "topology.buffer_bytes=20000"],
         ),

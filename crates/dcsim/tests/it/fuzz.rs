@@ -388,7 +388,7 @@ fn every_protocol_recovers_from_fuzzed_losses() {
         "kind = \"dumbbell\"\nhosts_per_side = 4",
         "kind = \"star\"\nhosts = 8",
     ];
-    const BALANCING: [&str; 3] = ["spray", "spray-random", "ecmp"];
+    const BALANCING: [&str; 4] = ["spray", "spray-random", "spray-per-source", "ecmp"];
     const SIZES: [&str; 2] = ["websearch", "imc10"];
     let setting = (0..TOPOLOGIES.len(), 0..BALANCING.len(), 0..SIZES.len());
     let case = (0..PROTOCOLS.len(), 1u64..1000, setting, proptest::collection::vec(rule, 1..4));

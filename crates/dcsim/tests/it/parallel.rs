@@ -72,6 +72,10 @@ fn every_thread_count_gives_the_same_bytes() {
     let more: &[(&str, &[&str])] = &[
         ("ecmp", &["topology.load_balancing=ecmp", "transport.protocol=dctcp"]),
         ("spray-random", &["topology.load_balancing=spray-random", "transport.protocol=pfabric"]),
+        (
+            "spray-per-source",
+            &["topology.load_balancing=spray-per-source", "transport.protocol=pfabric"],
+        ),
         ("fat-tree", &["topology.kind=fat-tree", "topology.k=4", "transport.protocol=pfabric"]),
         ("dumbbell", &["topology.kind=dumbbell", "topology.hosts_per_side=4"]),
         ("star", &["topology.kind=star", "topology.hosts=6"]),
