@@ -533,14 +533,14 @@ impl Balancer {
     /// `coresim/queue.cpp`); the other modes draw nothing more, so their streams are unchanged.
     pub fn new(mode: LoadBalancing, n_hosts: u32, n_nodes: u32, mut rngs: ElementRngs) -> Self {
         let rr = (0..n_nodes).map(|n| rngs.of(n).next_u64() as u32).collect();
-        let rr_by_source = if mode == LoadBalancing::SprayPerSource {
-            (0..n_nodes)
-                .flat_map(|n| (0..n_hosts).map(move |h| (n, h)))
-                .map(|(n, _)| rngs.of(n).next_u64() as u32)
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let mut rr_by_source = Vec::new();
+        if mode == LoadBalancing::SprayPerSource {
+            for node in 0..n_nodes {
+                for _source in 0..n_hosts {
+                    rr_by_source.push(rngs.of(node).next_u64() as u32);
+                }
+            }
+        }
         Balancer { mode, rr, rr_by_source, rngs, n_hosts }
     }
 
