@@ -956,22 +956,23 @@ def _ours(name: str, per_seed: list[Any], mod: ModuleType | None, produced: Mapp
 def _frames_of(csv: Path) -> tuple[list[Any], dict[str, str]]:
     """A figure's data as ``comparison`` takes it, from its CSV in ``docs/figures/``: one frame
     per seed (from the per-seed CSV beside it when the data averages seeds: its ``n_seeds``
-    column; a figure that simulates without a sweep writes one seed's rows as they are) and what
+    column; from the data's own ``seed`` column when a ``PER_SEED`` figure keeps each seed's
+    rows; a figure that simulates without a sweep writes one seed's rows as they are) and what
     produced it."""
     data, produced = read_data_csv(csv)
-    per_seed = [data]
+    with_seeds = None
     averaged = "n_seeds" in data.columns
     if averaged and produced and not produced.get("seeds", "none").startswith("none"):
         seeds = _beside(csv, "seeds")
         if not seeds.exists():
             raise FileNotFoundError(f"{seeds} is missing: {csv} averages seeds, and its comparison needs each")
-        every, _ = read_data_csv(seeds)
-        per_seed = [g.reset_index(drop=True) for _, g in every.groupby("seed", sort=True)]
+        with_seeds, _ = read_data_csv(seeds)
     elif "seed" in data.columns and data.seed.nunique() > 1:
-        # A figure whose rows are not averaged (``PER_SEED``: curves over time) keeps each
-        # seed's rows with their seed: its comparison too is each seed's, then aggregated.
-        per_seed = [g.reset_index(drop=True) for _, g in data.groupby("seed", sort=True)]
-    return per_seed, produced
+        # Curves over time (``PER_SEED``) are not averaged: the comparison too is each seed's.
+        with_seeds = data
+    if with_seeds is None:
+        return [data], produced
+    return [g.reset_index(drop=True) for _, g in with_seeds.groupby("seed", sort=True)], produced
 
 
 @dataclass
