@@ -87,13 +87,13 @@ def test_a_second_sweep_on_the_same_directory_is_refused(tmp_path):
 _real_task = sweep._local_task
 
 
-def _dies_on_the_victim(out, h, params, spec_json, threads=1):
+def _dies_on_the_victim(out, h, params, spec_json, threads=1, checkpoint_every_s=0.0):
     """A pool task that kills its worker on one run (forked workers see this patched in)."""
     if h == os.environ.get("DCSIM_TEST_VICTIM"):
         Path(out, "runs", ".staging").mkdir(parents=True, exist_ok=True)
         Path(out, "runs", ".staging", f"{h}.started").touch()
         os._exit(1)
-    return _real_task(out, h, params, spec_json, threads)
+    return _real_task(out, h, params, spec_json, threads, checkpoint_every_s)
 
 
 def test_worker_deaths_are_charged_only_to_the_run_that_died(tmp_path, monkeypatch):

@@ -5,7 +5,7 @@
 >>> r.summary["mean_slowdown"], r.flows.head()                     # doctest: +SKIP
 """
 
-from ._dcsim import __version__, build_profile
+from ._dcsim import CheckpointError, __version__, build_profile
 from .api import ProgressCallback, run
 from .optional import MissingExtraError
 from .result import Result, format_summary, read_metadata
@@ -28,4 +28,5 @@ __all__ = [
     "read_metadata",
     "load",
     "StaleRunsWarning",
+    "CheckpointError",
 ]

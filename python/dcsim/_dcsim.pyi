@@ -13,6 +13,7 @@ __all__ = [
     "threshold_fctn",
     "pias_shares",
     "InvalidSpec",
+    "CheckpointError",
     "__version__",
     "build_profile",
 ]
@@ -27,6 +28,10 @@ assertions (slower; the invariants checked as it runs)."""
 class InvalidSpec(ValueError):
     """A spec the simulator cannot run. ``args`` is ``(message, field_path, detail)``."""
 
+class CheckpointError(RuntimeError):
+    """A checkpoint that cannot be written or read, or that belongs to another spec or build
+    (resuming it could mix two models' results)."""
+
 def resolve_spec(spec_json: str) -> tuple[str, str]:
     """Resolve a spec (JSON text); returns ``(resolved_toml, resolved_json)``."""
 
@@ -38,12 +43,20 @@ def resolve_spec_with_unused(
     that do not apply to it, each ``(field, value as written, reason)``."""
 
 def run_spec(
-    spec_json: str, progress: Callable[[dict[str, float]], object] | None = None, threads: int = 1
+    spec_json: str,
+    progress: Callable[[dict[str, float]], object] | None = None,
+    threads: int = 1,
+    checkpoint: str | None = None,
+    checkpoint_every_s: float = 600.0,
 ) -> tuple[str, dict[str, tuple[str, bytes]], dict[str, dict[str, tuple[str, bytes]]]]:
     """Run a spec, a partitioned run's partitions on ``threads`` threads (the results do not
-    depend on it); returns ``(summary_json, {column: (dtype, raw bytes)}, {recording: {column:
-    (dtype, raw bytes)}})``: the flow table's columns, then the recordings' (``timeseries``,
-    ``ports``, ``packets``, and ``port_info`` describing the ports)."""
+    depend on it). With ``checkpoint`` (a file path) the run saves its whole state there every
+    ``checkpoint_every_s`` seconds of wall time and when interrupted, and resumes from it if it
+    holds a checkpoint of this spec written by this build (raising ``CheckpointError`` if it
+    belongs to another); the results are those of an uninterrupted run. Returns
+    ``(summary_json, {column: (dtype, raw bytes)}, {recording: {column: (dtype, raw
+    bytes)}})``: the flow table's columns, then the recordings' (``timeseries``, ``ports``,
+    ``packets``, and ``port_info`` describing the ports)."""
 
 def version() -> str:
     """The core's version."""

@@ -63,6 +63,8 @@ def run(
     trace: Any = None,
     strict: bool = False,
     threads: int = 1,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every_s: float = 600.0,
     **kw_overrides: Any,
 ) -> Result:
     """Runs one simulation and returns its [`Result`][dcsim.Result].
@@ -91,6 +93,12 @@ def run(
             = true`; default 1). Not part of the spec: the results are byte-identical for every
             thread count (`docs/parallel.md`). A run of the default, sequential model uses
             one thread whatever this says.
+        checkpoint: A file to save the run's whole state in, every `checkpoint_every_s`
+            seconds of wall time and when the run is interrupted. If it already holds a
+            checkpoint of this spec written by this build, the run goes on from there instead
+            of starting again; the results are byte-identical to an uninterrupted run's. It is
+            deleted once the run completes. A partitioned run cannot checkpoint.
+        checkpoint_every_s: Seconds of wall time between two checkpoints (default 600).
         **kw_overrides: More overrides as keywords, `__` standing for the dot:
             `workload__load=0.7`, `seed=3`. They win over `overrides`.
 
@@ -102,6 +110,8 @@ def run(
             value and what is allowed. Also when `out` cannot be written or already holds a
             complete run of another spec without `force` (checked before anything runs).
         KeyboardInterrupt: Ctrl-C, or the progress callback returned `False`.
+        CheckpointError: `checkpoint` holds another spec's or another build's checkpoint, or
+            cannot be written.
 
     Example:
         ```python
@@ -128,7 +138,13 @@ def run(
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     try:
-        summary_json, raw, recorded = _dcsim.run_spec(resolved.json, progress, threads)
+        summary_json, raw, recorded = _dcsim.run_spec(
+            resolved.json,
+            progress,
+            threads,
+            None if checkpoint is None else os.fspath(checkpoint),
+            checkpoint_every_s,
+        )
     except _dcsim.InvalidSpec as e:
         _raise_invalid(e)
         raise  # unreachable
@@ -155,4 +171,6 @@ def run(
             ]
         )
         result.write(Path(out), log, force=force)
+    if checkpoint is not None:
+        Path(checkpoint).unlink(missing_ok=True)
     return result

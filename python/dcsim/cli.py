@@ -18,6 +18,7 @@ effect on the run prints ``warning: ...`` (``--strict``: an error).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
@@ -129,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="threads for a partitioned run's partitions (engine.partitioned = true; default 1; "
         "results are the same for any count)",
     )
+    p.add_argument(
+        "--checkpoint",
+        default=None,
+        metavar="FILE",
+        help="save the run's state in FILE every --checkpoint-every minutes and on Ctrl-C; "
+        "the same command resumes from it (results identical to an uninterrupted run)",
+    )
+    _add_checkpoint_every(p, default=10.0, what="with --checkpoint")
     p = sub.add_parser("validate", help="check a spec without running it")
     _add_spec_args(p)
     p = sub.add_parser("show", help="print the fully resolved spec (every default filled in)")
@@ -142,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
     p.add_argument("--dry-run", action="store_true", help="list the runs and exit")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    _add_checkpoint_every(p, default=10.0, what="each local run (0: none)")
 
     p = sub.add_parser("reproduce", help="reproduce a paper figure (figure.png, data.csv, comparison.md)")
     p.add_argument("name", nargs="?", help="experiment name (see --list)")
@@ -230,6 +240,27 @@ def _positive_int(text: str) -> int:
     return n
 
 
+def _minutes(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes") from None
+    if not math.isfinite(x) or x < 0:
+        raise argparse.ArgumentTypeError(f"{text} must be a number of minutes, 0 or more")
+    return x
+
+
+def _add_checkpoint_every(p: argparse.ArgumentParser, default: float, what: str) -> None:
+    p.add_argument(
+        "--checkpoint-every",
+        type=_minutes,
+        default=default,
+        metavar="MIN",
+        help=f"minutes of wall time between two checkpoints of {what} (default {default:g}); "
+        "an interrupted run resumes from its last",
+    )
+
+
 def _add_exec_args(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument(
@@ -271,6 +302,7 @@ def _sweep_cmd(args) -> int:
         ray_address=args.ray or None,
         fail_fast=args.fail_fast,
         progress=False if args.quiet else None,
+        checkpoint_every_s=args.checkpoint_every * 60.0,
     )
     retried = f", {len(report.retried)} retried after a worker died" if report.retried else ""
     print(
@@ -389,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    from . import api
+    from . import _dcsim, api
     from . import spec as spec_mod
 
     try:
@@ -398,8 +430,6 @@ def _main(args: argparse.Namespace) -> int:
         if args.command == "reproduce":
             return _reproduce_cmd(args)
         if args.command == "thresholds":
-            from . import _dcsim
-
             if not (args.base_rtt_us >= 0 and args.rate_gbps > 0):
                 raise SpecError(
                     f"--base-rtt-us {args.base_rtt_us} must be >= 0 and --rate-gbps {args.rate_gbps} > 0", "base_rtt_us"
@@ -468,14 +498,29 @@ def _main(args: argparse.Namespace) -> int:
         out = args.out or str(default_run_dir(args.spec, resolved))
         bar = ProgressBar(Path(out).name, spec=resolved, enabled=False if args.quiet else None)
         try:
-            result = api.run(resolved, out=out, progress=bar, force=args.force, threads=threads)
+            result = api.run(
+                resolved,
+                out=out,
+                progress=bar,
+                force=args.force,
+                threads=threads,
+                checkpoint=args.checkpoint,
+                checkpoint_every_s=args.checkpoint_every * 60.0,
+            )
         finally:
             bar.close()
     except (SpecError, MissingExtraError) as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except _dcsim.CheckpointError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        saved = getattr(args, "checkpoint", None)
+        if saved and Path(saved).exists():
+            print(f"interrupted: the run's state is in {saved}; the same command resumes it", file=sys.stderr)
+        else:
+            print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # `dcsim sweep --dry-run … | head`: the reader left; stop quietly, as Unix tools do.

@@ -389,11 +389,17 @@ def _publish(staging: Path, final: Path) -> bool:
 
 
 def execute_to_bytes(
-    spec_json: str, progress: Callable[[dict[str, float]], Any] | None = None, threads: int = 1
+    spec_json: str,
+    progress: Callable[[dict[str, float]], Any] | None = None,
+    threads: int = 1,
+    checkpoint: Path | None = None,
+    checkpoint_every_s: float = 0.0,
 ) -> tuple[str, dict[str, bytes], str, str]:
     """Runs a resolved spec on ``threads`` threads and returns (summary_json, {parquet file
     name: bytes}, spec_toml, log): everything a run directory holds (``flows.parquet`` and the
-    recordings), for executors whose workers cannot write the driver's disk (Ray)."""
+    recordings), for executors whose workers cannot write the driver's disk (Ray). With
+    ``checkpoint`` the run saves its state there every ``checkpoint_every_s`` and resumes from
+    it (``_dcsim.run_spec``)."""
     import io
 
     import pyarrow.parquet as pq
@@ -408,7 +414,10 @@ def execute_to_bytes(
     )
 
     t0 = time.monotonic()
-    summary_json, raw, recorded = _dcsim.run_spec(spec_json, progress, threads)
+    resumed = checkpoint is not None and checkpoint.exists()
+    summary_json, raw, recorded = _dcsim.run_spec(
+        spec_json, progress, threads, None if checkpoint is None else os.fspath(checkpoint), checkpoint_every_s
+    )
     toml_text, resolved_json = _dcsim.resolve_spec(spec_json)
     metadata = run_metadata(json.loads(resolved_json))
     tables = {"flows": columns_to_arrow(raw), **recordings_to_arrow(recorded)}
@@ -418,8 +427,10 @@ def execute_to_bytes(
         pq.write_table(with_metadata(table, metadata), buf, compression="zstd")
         parquet[f"{name}.parquet"] = buf.getvalue()
     summary = json.loads(summary_json)
+    # The summary's wall_seconds counts every sitting of a resumed run; this line, this one.
+    sitting = " (this sitting; resumed from a checkpoint)" if resumed else ""
     log = (
-        f"dcsim {_dcsim.__version__} worker pid {os.getpid()}\nwall {time.monotonic() - t0:.3f} s\n\n"
+        f"dcsim {_dcsim.__version__} worker pid {os.getpid()}\nwall {time.monotonic() - t0:.3f} s{sitting}\n\n"
         + format_summary(summary)
     )
     summary_json = json.dumps({**summary, SUMMARY_METADATA_KEY: metadata})
@@ -473,6 +484,25 @@ def _worker_init(driver_pid: int) -> None:
 
 _MARKER_SUFFIX = ".started"
 
+#: Default seconds of wall time between two checkpoints of a sweep's run: a run shorter than
+#: this never writes one; a longer one killed (a machine's sitting ending) loses at most this.
+CHECKPOINT_EVERY_S = 600.0
+
+#: What a checkpoint written by another build says (the run then starts again).
+_OTHER_BUILD = "written by another dcsim build"
+
+
+def checkpoint_path(out: Path, h: str) -> Path:
+    """Where run `h` of the sweep in `out` keeps its checkpoint while it runs (kept across
+    sweeps, unlike the staging directory, and deleted once the run is complete)."""
+    return out / "runs" / ".checkpoints" / f"{h}.ckpt"
+
+
+def _can_checkpoint(spec_json: str) -> bool:
+    """A partitioned run (``engine.partitioned``) cannot checkpoint (one event queue per
+    partition)."""
+    return not json.loads(spec_json).get("engine", {}).get("partitioned", False)
+
 
 def _started_marker(out: Path, h: str) -> Path:
     """Exists while run `h` is being worked on by a pool worker, and holds the run's latest
@@ -510,10 +540,11 @@ class _ProgressFile:
 
 
 def _local_task(
-    out: str, h: str, params: dict[str, Any], spec_json: str, threads: int = 1
+    out: str, h: str, params: dict[str, Any], spec_json: str, threads: int = 1, checkpoint_every_s: float = 0.0
 ) -> tuple[str, str | None, float]:
-    """Worker-process body: run (on ``threads`` threads), write, publish. Returns (hash, error
-    text or None, wall seconds)."""
+    """Worker-process body: run (on ``threads`` threads; saving a checkpoint every
+    ``checkpoint_every_s``, 0 for none, and resuming from one), write, publish. Returns (hash,
+    error text or None, wall seconds)."""
     t0 = time.monotonic()
     try:
         marker = _started_marker(Path(out), h)
@@ -521,8 +552,26 @@ def _local_task(
         marker.touch()
         if os.environ.get("DCSIM_SWEEP_PIDFILE_DIR"):  # test hook: lets a test find and kill this worker
             Path(os.environ["DCSIM_SWEEP_PIDFILE_DIR"], f"{h}.pid").write_text(str(os.getpid()))
-        summary_json, parquet, spec_toml, log = execute_to_bytes(spec_json, _ProgressFile(marker), threads)
-        write_run(Path(out), h, params, summary_json, parquet, spec_toml, log)
+        ckpt = checkpoint_path(Path(out), h) if checkpoint_every_s > 0 and _can_checkpoint(spec_json) else None
+        if ckpt is not None:
+            ckpt.parent.mkdir(parents=True, exist_ok=True)
+        note = ""
+        try:
+            summary_json, parquet, spec_toml, log = execute_to_bytes(
+                spec_json, _ProgressFile(marker), threads, ckpt, checkpoint_every_s
+            )
+        except _dcsim.CheckpointError as e:
+            # Another build's state is never resumed (two models' results mixed): start again.
+            if ckpt is None or _OTHER_BUILD not in str(e):
+                raise
+            ckpt.unlink(missing_ok=True)
+            note = f"started again: {e}\n"
+            summary_json, parquet, spec_toml, log = execute_to_bytes(
+                spec_json, _ProgressFile(marker), threads, ckpt, checkpoint_every_s
+            )
+        write_run(Path(out), h, params, summary_json, parquet, spec_toml, note + log)
+        if ckpt is not None:
+            ckpt.unlink(missing_ok=True)
         marker.unlink(missing_ok=True)
         return h, None, time.monotonic() - t0
     except BaseException:  # noqa: BLE001 — isolate every failure to its run
@@ -586,15 +635,27 @@ def run_sweep(
     progress: bool | None = None,
     max_attempts: int = 3,
     on_event: Callable[[str, str], None] | None = None,
+    checkpoint_every_s: float = CHECKPOINT_EVERY_S,
 ) -> Report:
     """Runs every run of `p` not already complete in `out`.
 
     One sweep at a time owns `out`: a second sweep on the same directory is refused while the
-    first runs (its in-flight runs and manifest are never touched)."""
+    first runs (its in-flight runs and manifest are never touched).
+
+    A local run saves its whole state every `checkpoint_every_s` seconds of wall time (0: never)
+    in ``out/runs/.checkpoints/``, and a later sweep of the same directory resumes it from
+    there with results identical to an uninterrupted run's; a checkpoint written by another
+    build is discarded and its run started again (`docs/experiments.md`). Runs on Ray, and
+    partitioned runs, do not checkpoint."""
+    every_ok = isinstance(checkpoint_every_s, (int, float)) and math.isfinite(checkpoint_every_s)
+    if not every_ok or checkpoint_every_s < 0:
+        raise ValueError(f"checkpoint_every_s = {checkpoint_every_s!r}: give seconds >= 0 (0: no checkpoints)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     with _DirectoryLock(out):
-        return _run_locked(p, out, jobs, ray_address, use_ray, fail_fast, progress, max_attempts, on_event)
+        return _run_locked(
+            p, out, jobs, ray_address, use_ray, fail_fast, progress, max_attempts, on_event, float(checkpoint_every_s)
+        )
 
 
 def record_plan(p: Plan, out: os.PathLike) -> list[PlannedRun]:
@@ -640,13 +701,16 @@ class _DirectoryLock:
             os.close(self.fd)  # closing releases the lock
 
 
-def _run_locked(p, out, jobs, ray_address, use_ray, fail_fast, progress, max_attempts, on_event) -> Report:
+def _run_locked(
+    p, out, jobs, ray_address, use_ray, fail_fast, progress, max_attempts, on_event, checkpoint_every_s
+) -> Report:
     _write_manifest(out, p)
     staging = out / "runs" / ".staging"
     if staging.exists():
         shutil.rmtree(staging, ignore_errors=True)  # leftovers of a killed sweep (we hold the lock)
     shutil.rmtree(out / "failed", ignore_errors=True)
     todo = [r for r in p.runs if not is_complete(out, r.hash)]
+    _drop_finished_checkpoints(out)
     planned = {r.hash for r in p.runs}
     report = Report(
         total=len(p.runs),
@@ -662,16 +726,33 @@ def _run_locked(p, out, jobs, ray_address, use_ray, fail_fast, progress, max_att
         if use_ray:
             _run_ray(todo, out, ray_address, report, bar, fail_fast, on_event)
         else:
-            _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event)
+            _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event, checkpoint_every_s)
     except KeyboardInterrupt:
         report.interrupted = True
     finally:
         bar.close()
+        _drop_finished_checkpoints(out)
         report.wall_seconds = time.monotonic() - t0
     return report
 
 
-def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) -> None:
+def _drop_finished_checkpoints(out: Path) -> None:
+    """Deletes the checkpoints of runs complete in `out` (left by a worker killed between
+    publishing its run and deleting its checkpoint), and their directory once empty. Those of
+    runs of other plans stay: a plan that returns to them resumes them."""
+    d = out / "runs" / ".checkpoints"
+    if not d.is_dir():
+        return
+    for f in d.iterdir():
+        if f.suffix == ".partial" or (f.suffix == ".ckpt" and is_complete(out, f.stem)):
+            f.unlink(missing_ok=True)
+    try:
+        d.rmdir()  # only if empty: a sweep whose runs are all complete leaves nothing
+    except OSError:
+        pass
+
+
+def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event, checkpoint_every_s) -> None:
     pending = list(todo)
     # The cores are divided between runs and their threads: `jobs` runs at once, each on an
     # equal share of the cores (a single run gets them all). Threads never change results;
@@ -688,7 +769,9 @@ def _run_local(todo, out, jobs, report, bar, fail_fast, max_attempts, on_event) 
         broken = False
         try:
             for r in pending:
-                futures[pool.submit(_local_task, str(out), r.hash, r.params, r.spec.json, threads)] = r
+                futures[
+                    pool.submit(_local_task, str(out), r.hash, r.params, r.spec.json, threads, checkpoint_every_s)
+                ] = r
             pending = []
             bar.tick()
             not_done = set(futures)

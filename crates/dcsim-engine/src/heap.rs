@@ -36,6 +36,7 @@ pub(crate) fn key_time(k: u128) -> SimTime {
 /// one; that insert drops straight into the hole and sifts down, so the pop-then-push pair
 /// costs one sift instead of two.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct HeapQueue<E> {
     keys: Vec<u128>,
     events: Vec<E>,

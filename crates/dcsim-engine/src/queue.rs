@@ -58,6 +58,7 @@ pub const WALK_LIMIT: u32 = 16;
 /// One pending event, linked to the next event of the same slot (or the next free node).
 /// 24 bytes for a 12-byte event.
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Node<E> {
     time: u64,
     event: E,
@@ -66,6 +67,7 @@ struct Node<E> {
 
 /// The first and last node of a slot's list (`NIL` when it is empty).
 #[derive(Clone, Copy, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Ends {
     first: u32,
     last: u32,
@@ -84,6 +86,7 @@ const EMPTY: Ends = Ends { first: NIL, last: NIL };
 /// first in its order. Events beyond the horizon wait in `far`, whose earliest slot number is
 /// cached in `far_min_slot`.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct EventQueue<E> {
     /// Each slot's list.
     slots: Vec<Ends>,

@@ -6,6 +6,7 @@
 
 /// A deterministic pseudo-random generator (xoshiro256++).
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Rng {
     s: [u64; 4],
 }

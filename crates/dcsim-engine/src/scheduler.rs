@@ -29,6 +29,7 @@ impl std::error::Error for SchedulingError {}
 
 /// A clock and an [`EventQueue`]: `pop` advances the clock to the next event's time.
 #[derive(Clone, Debug)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Scheduler<E> {
     now: SimTime,
     queue: EventQueue<E>,

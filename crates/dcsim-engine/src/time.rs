@@ -9,6 +9,7 @@ use std::ops::{Add, AddAssign, Sub};
 /// that would go below zero saturates at zero in `saturating_sub`; plain `-` panics in debug
 /// builds, because a negative duration is always a bug in the caller.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SimTime(pub u64);
 
 impl SimTime {

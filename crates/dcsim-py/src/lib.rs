@@ -19,6 +19,13 @@ create_exception!(
     "A spec the simulator cannot run; the message names the field."
 );
 
+create_exception!(
+    _dcsim,
+    CheckpointError,
+    pyo3::exceptions::PyRuntimeError,
+    "A checkpoint that cannot be written or read, or that belongs to another spec or build."
+);
+
 /// Every error the core hands to Python, converted in one place: a bad spec or argument is
 /// `InvalidSpec(message, field, detail)`, an interrupted run `KeyboardInterrupt`.
 #[derive(Debug)]
@@ -51,6 +58,7 @@ impl From<CoreError> for PyErr {
                     "run interrupted at simulated time {t}"
                 ))
             }
+            CoreError::Run(e @ RunError::Checkpoint(_)) => CheckpointError::new_err(e.to_string()),
             CoreError::Run(e) => pyo3::exceptions::PyRuntimeError::new_err(e.to_string()),
         }
     }
@@ -231,18 +239,28 @@ fn recordings<'py>(py: Python<'py>, out: &RunOutput, spec: &Spec) -> PyResult<Bo
 /// `(numpy dtype string, bytes)` and `recordings` maps a recording's name (`timeseries`,
 /// `ports`, `packets`, `port_info`) to its columns in the same form.
 #[pyfunction]
-#[pyo3(signature = (spec_json, progress=None, threads=1))]
+#[pyo3(signature = (spec_json, progress=None, threads=1, checkpoint=None, checkpoint_every_s=600.0))]
 fn run_spec<'py>(
     py: Python<'py>,
     spec_json: &str,
     progress: Option<Py<PyAny>>,
     threads: usize,
+    checkpoint: Option<std::path::PathBuf>,
+    checkpoint_every_s: f64,
 ) -> PyResult<(String, Bound<'py, PyDict>, Bound<'py, PyDict>)> {
     if threads == 0 {
         return Err(pyo3::exceptions::PyValueError::new_err("threads = 0: give at least 1"));
     }
+    if !(checkpoint_every_s.is_finite() && checkpoint_every_s >= 0.0) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "checkpoint_every_s = {checkpoint_every_s}: give a number of seconds, 0 or more"
+        )));
+    }
     let spec = Spec::from_json_str(spec_json).map_err(CoreError::from)?;
-    let sim = Simulation::new(spec.clone()).map_err(CoreError::from)?.with_threads(threads);
+    let mut sim = Simulation::new(spec.clone()).map_err(CoreError::from)?.with_threads(threads);
+    if let Some(path) = checkpoint {
+        sim = sim.with_checkpoints(path, std::time::Duration::from_secs_f64(checkpoint_every_s));
+    }
     let mut pending: Option<PyErr> = None;
     let result = py.detach(|| {
         sim.run(&mut |p| {
@@ -411,6 +429,7 @@ fn _dcsim(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pias_shares, m)?)?;
     m.add_function(wrap_pyfunction!(threshold_fctn, m)?)?;
     m.add("InvalidSpec", m.py().get_type::<InvalidSpec>())?;
+    m.add("CheckpointError", m.py().get_type::<CheckpointError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("build_profile", if cfg!(debug_assertions) { "debug" } else { "release" })?;
     Ok(())

@@ -60,7 +60,7 @@ impl CdfUnit {
 pub const MAX_CDF_PACKETS: f64 = 1_000_000.0;
 
 /// An empirical CDF over flow sizes.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cdf {
     /// (size in `unit`s, cumulative probability), non-decreasing in both.
     pub points: Vec<(f64, f64)>,

@@ -62,6 +62,18 @@ macro_rules! choice {
                 s.serialize_str($crate::choice::Choice::name(*self))
             }
         }
+
+        // By name, as serialized (a checkpoint holds choices inside the run's state).
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                <Self as $crate::choice::Choice>::OPTIONS
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| *v)
+                    .ok_or_else(|| serde::de::Error::unknown_variant(&name, &[]))
+            }
+        }
     };
 }
 

@@ -42,4 +42,7 @@ pub enum RunError {
         /// Flows not finished.
         open: u64,
     },
+    /// A checkpoint could not be written or read, or belongs to another run or build.
+    #[error("checkpoint {0}")]
+    Checkpoint(String),
 }

@@ -20,7 +20,7 @@ use dcsim_engine::{Scheduler, SimTime};
 /// The fabric knows four kinds: a flow arrival, a port finishing a packet, a packet reaching a
 /// node, and a transport's own event, whose meaning belongs to the run's transport (its
 /// timers and clocks: see [`crate::transport::TransportEvent`]).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Event {
     /// The workload's next flow arrives.
     NextFlow,
@@ -40,7 +40,7 @@ pub enum Event {
 }
 
 /// Packet accounting for the conservation invariant.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct PacketCounters {
     /// Packets created by hosts.
     pub created: u64,
@@ -85,7 +85,7 @@ impl PacketCounters {
 /// Two cache lines (the packet's, then the rest), checked by a test: it is written by one
 /// thread and read by another, and the partition it left travels inside it rather than
 /// beside it (a `(u32, Crossing)` took three lines, the packet being line-aligned).
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Crossing {
     /// The packet.
     pub packet: Packet,
@@ -104,7 +104,7 @@ pub struct Crossing {
 /// Deliveries of the flows whose ids start at `first`, counted apart from the others (the
 /// simulation's long-lived flows): distinct payload bytes per flow (goodput), wire bytes of
 /// every data packet, and packets of any kind.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FlowMeter {
     /// The first metered flow id; flow `first + k` is the k-th metered flow.
     pub first: u32,
@@ -153,7 +153,7 @@ impl FlowMeter {
 /// A scripted loss: drop the next `count` packets of `flow` with sequence number `seq` and
 /// the given kind when they are offered to the `hop`-th port of their path (0 = source NIC).
 /// Fault injection for tests and experiments; it wraps the ports rather than changing them.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LossRule {
     /// Flow id.
     pub flow: u32,
@@ -168,6 +168,7 @@ pub struct LossRule {
 }
 
 /// Scheduler, packets, network and forwarding state.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Fabric {
     /// The event scheduler.
     pub sched: Scheduler<Event>,
@@ -194,7 +195,7 @@ pub struct Fabric {
 /// destination, each lent for the window by the thread running the partition, so a crossing is
 /// written once, where its destination's thread reads it after the barrier. Each crossing
 /// carries the partition it left (the destination merges them by source partition).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Outboxes {
     /// The partition they leave.
     partition: u32,

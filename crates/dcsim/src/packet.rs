@@ -13,7 +13,7 @@ pub type PacketId = u32;
 /// the run's protocol (each protocol module names its own codes with
 /// [`PacketKind::control`], e.g. pHost's RTS and token; one run has one protocol, so codes of
 /// different protocols never meet). One byte, compared as an integer on the hot path.
-#[derive(Copy, Clone, PartialEq, Eq)]
+#[derive(Copy, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PacketKind(u8);
 
 impl PacketKind {
@@ -62,7 +62,7 @@ pub mod ecn {
 /// One packet. Small and `Copy`: 56 bytes of fields, aligned to one 64-byte cache line
 /// (checked by a test) so that reading a packet in the pool touches one line, not the two a
 /// 56-byte stride straddles for most packets (issue 16 lever 2).
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[repr(align(64))]
 pub struct Packet {
     /// Global id of the flow (never reused within a run).
@@ -142,7 +142,7 @@ impl Packet {
 }
 
 /// Arena of packets with a free list.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<PacketId>,
@@ -214,7 +214,7 @@ impl PacketPool {
 /// reserved when it starts, up to [`SeqSet::RESERVE_WORDS`] words; beyond that the bitmap grows
 /// with the packets that actually arrive, so a long-lived flow of 1 TB (6.85·10⁸ packets)
 /// costs memory for what it moves during the run, not for its size.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SeqSet {
     words: Vec<u64>,
 }

@@ -3,7 +3,10 @@
 //! `stop_when = "n-finished"` the `flows`-th completion). Long-lived flows
 //! (`workload.long_lived_flows`) run beside the run's flows from time 0 and never end it.
 
+mod checkpoint;
 mod partitioned;
+
+pub use checkpoint::{Checkpoints, MODEL_SOURCE_HASH};
 
 use crate::error::{RunError, SpecError};
 use crate::fabric::{Event, Fabric, FlowMeter};
@@ -69,36 +72,89 @@ pub struct RunOutput {
     pub port_descriptions: Vec<PortDescription>,
 }
 
-/// One simulation, ready to run.
-pub struct Simulation {
-    spec: Spec,
-    fab: Fabric,
-    transport: AnyHost,
-    model: Model,
-    workload: Generator,
-    records: FlowRecords,
-    next: Option<FlowArrival>,
-    stop_at: SimTime,
-    /// With `stop_when = "n-finished"`: the run ends when this many flows have finished.
-    finish_target: Option<u64>,
-    completed: u64,
-    fct_below_ideal: u64,
-    paths: HashMap<PathClass, (Vec<Hop>, Vec<Hop>)>,
-    /// Data packets of the flows started so far.
-    arrived_packets: u64,
-    /// Time of the first arrival, and (time, data bytes delivered) at the last one.
-    first_arrival: Option<SimTime>,
-    at_last_arrival: Option<(SimTime, u64)>,
-    timeseries: Timeseries,
-    /// Port samples (`output.ports_sample_us`), if on.
-    port_sampler: Option<PortSampler>,
-    /// The fabric's partitions ([`crate::partition`]): one unless the protocol runs
-    /// partitioned and the topology divides.
-    partitions: PartitionMap,
-    /// One network replica per partition (none with one partition).
-    replicas: Vec<Network>,
-    /// Threads to run the partitions on.
-    threads: usize,
+/// Declares [`Simulation`] in two parts: the state a checkpoint holds (the fields the run
+/// changes), and the fields a fresh [`Simulation::new`] of the same spec rebuilds as they were
+/// (`rebuilt`); with the two views of the state that a checkpoint writes and reads.
+macro_rules! simulation {
+    (
+        $(#[$meta:meta])*
+        state { $($(#[$fmeta:meta])* $field:ident: $ty:ty,)* }
+        rebuilt { $($(#[$kmeta:meta])* $kept:ident: $kty:ty,)* }
+    ) => {
+        $(#[$meta])*
+        pub struct Simulation {
+            $($(#[$fmeta])* $field: $ty,)*
+            $($(#[$kmeta])* $kept: $kty,)*
+        }
+
+        #[derive(serde::Serialize)]
+        struct StateRef<'a> { $($field: &'a $ty),* }
+
+        #[derive(serde::Deserialize)]
+        struct StateOwned { $($field: $ty),* }
+
+        impl Simulation {
+            fn state_ref(&self) -> StateRef<'_> {
+                StateRef { $($field: &self.$field),* }
+            }
+
+            fn restore(&mut self, state: StateOwned) {
+                $(self.$field = state.$field;)*
+            }
+        }
+    };
+}
+
+simulation! {
+    /// One simulation, ready to run.
+    state {
+        fab: Fabric,
+        transport: AnyHost,
+        model: Model,
+        workload: Generator,
+        records: FlowRecords,
+        next: Option<FlowArrival>,
+        stop_at: SimTime,
+        /// With `stop_when = "n-finished"`: the run ends when this many flows have finished.
+        finish_target: Option<u64>,
+        completed: u64,
+        fct_below_ideal: u64,
+        paths: HashMap<PathClass, (Vec<Hop>, Vec<Hop>)>,
+        /// Data packets of the flows started so far.
+        arrived_packets: u64,
+        /// Time of the first arrival, and (time, data bytes delivered) at the last one.
+        first_arrival: Option<SimTime>,
+        at_last_arrival: Option<(SimTime, u64)>,
+        timeseries: Timeseries,
+        /// Port samples (`output.ports_sample_us`), if on.
+        port_sampler: Option<PortSampler>,
+    }
+    // The spec (a checkpoint's must be this one), the single partition of a run that can
+    // checkpoint, and how the run is driven.
+    rebuilt {
+        spec: Spec,
+        /// The fabric's partitions ([`crate::partition`]): one unless the protocol runs
+        /// partitioned and the topology divides.
+        partitions: PartitionMap,
+        /// One network replica per partition (none with one partition).
+        replicas: Vec<Network>,
+        /// Threads to run the partitions on.
+        threads: usize,
+        /// Where the run saves its state, and how often (none unless asked).
+        checkpoints: Option<Checkpoints>,
+        /// Events this sitting may process ([`Simulation::with_event_budget`]).
+        event_budget: u64,
+    }
+}
+
+/// The event loop's own state between two events.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct LoopState {
+    watch: StallWatch,
+    clock: SampleClock,
+    next_sample: SimTime,
+    /// Wall seconds of the run's earlier sittings (resumed from a checkpoint).
+    wall_before: f64,
 }
 
 impl Simulation {
@@ -185,6 +241,8 @@ impl Simulation {
             partitions,
             replicas,
             threads: 1,
+            checkpoints: None,
+            event_budget: u64::MAX,
             spec,
         })
     }
@@ -204,6 +262,32 @@ impl Simulation {
     /// threads than on one unless it has both cores to itself).
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// Saves the run's whole state to `path` every `every` of wall time (between events, at
+    /// most every 2¹⁶ events) and when the run is interrupted, and, if `path` holds a
+    /// checkpoint of this spec written by this build, goes on from it instead of starting
+    /// again. The results are byte-identical to an uninterrupted run's ([`checkpoint`]); the
+    /// file is left in place when the run ends (the caller deletes it once the results are
+    /// safe). A run of several partitions (`engine.partitioned`) cannot checkpoint; the
+    /// flow-level model (seconds per run) has no use for it and ignores it.
+    pub fn with_checkpoints(
+        mut self,
+        path: impl Into<std::path::PathBuf>,
+        every: std::time::Duration,
+    ) -> Self {
+        self.checkpoints = Some(Checkpoints::new(path.into(), every));
+        self
+    }
+
+    /// Stops the run, as interrupted ([`RunError::Interrupted`]) and after saving its
+    /// checkpoint if it has one, at the first mark of 2¹⁶ events at which this sitting has
+    /// processed at least `events`: a run advanced by a known amount, whatever the machine's
+    /// pace (a resumed run goes on to its end, or by the next budget). The sequential model
+    /// only (the flow-level model and a partitioned run ignore it).
+    pub fn with_event_budget(mut self, events: u64) -> Self {
+        self.event_budget = events;
         self
     }
 
@@ -397,7 +481,10 @@ impl Simulation {
 
     /// Runs to the end. `progress` is called about five times a second of wall time; return
     /// `false` from it to interrupt the run.
-    pub fn run(self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<RunOutput, RunError> {
+    pub fn run(
+        mut self,
+        progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<RunOutput, RunError> {
         let wall = Instant::now();
         if self.partitions.count > 1 && self.fab.has_losses() {
             return Err(RunError::Spec(SpecError::new(
@@ -412,8 +499,20 @@ impl Simulation {
             return Ok(self.run_flow_level(wall));
         }
         if self.partitions.count > 1 {
+            if self.checkpoints.is_some() {
+                return Err(RunError::Spec(SpecError::new(
+                    "engine.partitioned",
+                    format!(
+                        "true splits this fabric into {} partitions, whose runs cannot be checkpointed (a checkpoint holds one event queue): set engine.partitioned = false to checkpoint the run, or run it without checkpoints",
+                        self.partitions.count
+                    ),
+                )));
+            }
             let threads = self.threads;
             return partitioned::run(self, threads, progress);
+        }
+        if let Some(state) = self.load_checkpoint()? {
+            return self.event_loop(state, wall, progress);
         }
         self.run_sequential(wall, progress)
     }
@@ -426,8 +525,6 @@ impl Simulation {
         wall: Instant,
         progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<RunOutput, RunError> {
-        let n_hosts = self.fab.net.n_hosts();
-        let total = self.workload.total();
         // The long-lived flows start at time 0, before any flow of the run.
         for f in self.workload.long_lived().to_vec() {
             self.transport.start_flow(&f, &mut self.fab);
@@ -437,15 +534,29 @@ impl Simulation {
         // rounds), so the run also stops, counting its open flows as stalled, once no data of
         // its flows has been delivered and no flow has arrived for the stall window
         // (`StallWatch`; checked every 2¹⁶ events).
-        let mut watch = StallWatch::new(&self.transport, &self.fab.net);
-        let mut stalled = false;
+        let watch = StallWatch::new(&self.transport, &self.fab.net);
         self.schedule_next_arrival();
-        let mut last_report = 0.0f64;
         // Samples are taken between events (the state just before the first event at or after
         // the sample time), not as events of their own: the run's events, and so its results,
         // are the same whether it samples or not. Off, a series waits at `SimTime::MAX`.
-        let mut clock = SampleClock::new(&self.spec, self.port_sampler.is_some());
-        let mut next_sample = clock.next();
+        let clock = SampleClock::new(&self.spec, self.port_sampler.is_some());
+        let next_sample = clock.next();
+        let state = LoopState { watch, clock, next_sample, wall_before: 0.0 };
+        self.event_loop(state, wall, progress)
+    }
+
+    /// The event loop from `state` (a fresh run's, or a checkpoint's) until the run ends.
+    fn event_loop(
+        mut self,
+        mut state: LoopState,
+        wall: Instant,
+        progress: &mut dyn FnMut(&Progress) -> bool,
+    ) -> Result<RunOutput, RunError> {
+        let n_hosts = self.fab.net.n_hosts();
+        let total = self.workload.total();
+        let mut stalled = false;
+        let mut last_report = 0.0f64;
+        let sitting_from = self.fab.sched.processed();
         // Nothing is simulated past the horizon (and no time computation can overflow).
         let limit = self.stop_at.min(HORIZON);
         loop {
@@ -453,8 +564,8 @@ impl Simulation {
                 break;
             }
             let Some((at, ev)) = self.fab.sched.pop_until(limit) else { break };
-            if at >= next_sample {
-                next_sample = self.take_samples(at, &mut clock);
+            if at >= state.next_sample {
+                state.next_sample = self.take_samples(at, &mut state.clock);
             }
             match ev {
                 Event::Arrive(node, pkt) => {
@@ -491,11 +602,23 @@ impl Simulation {
             if self.fab.sched.processed() & 0xFFFF == 0 {
                 let open = self.completed < self.records.len() as u64;
                 let so_far = self.run_bytes_delivered() + self.records.len() as u64;
-                if watch.stalled(self.fab.now(), so_far, open) {
+                if state.watch.stalled(self.fab.now(), so_far, open) {
                     stalled = true;
                     break;
                 }
                 let secs = wall.elapsed().as_secs_f64();
+                // Between events, and only at this 2¹⁶-event mark, so a run writes the same
+                // checkpoint contents whatever its wall-clock pace (the run itself never
+                // depends on when they are written).
+                if self.checkpoints.as_ref().is_some_and(|c| c.due(secs)) {
+                    self.save_checkpoint(&state, secs)?;
+                }
+                if self.fab.sched.processed() - sitting_from >= self.event_budget {
+                    if self.checkpoints.is_some() {
+                        self.save_checkpoint(&state, secs)?;
+                    }
+                    return Err(RunError::Interrupted(self.fab.now()));
+                }
                 if secs - last_report >= 0.2 {
                     last_report = secs;
                     let p = Progress {
@@ -507,9 +630,13 @@ impl Simulation {
                             - self.fab.counters.data_retransmitted,
                         flows_total: total,
                         events: self.fab.sched.processed(),
-                        wall_seconds: secs,
+                        wall_seconds: state.wall_before + secs,
                     };
                     if !progress(&p) {
+                        // An interrupted run keeps what it has done, when asked to.
+                        if self.checkpoints.is_some() {
+                            self.save_checkpoint(&state, secs)?;
+                        }
                         return Err(RunError::Interrupted(self.fab.now()));
                     }
                 }
@@ -521,7 +648,7 @@ impl Simulation {
         if !done && limit == HORIZON && self.fab.sched.peek_time().is_some_and(|t| t > HORIZON) {
             return Err(RunError::Horizon { open });
         }
-        let wall_seconds = wall.elapsed().as_secs_f64();
+        let wall_seconds = state.wall_before + wall.elapsed().as_secs_f64();
         let conservation_error = check_conservation(&self.fab);
         debug_assert_eq!(conservation_error, 0, "packets were lost or invented");
         // Invariant: without a time limit a run ends only when every flow has finished; a
@@ -637,6 +764,7 @@ impl Simulation {
 /// their own (dcPIM's matching rounds go on while a host's requests cannot get through,
 /// `experiments/transports/side-by-side/README.md`) would otherwise run forever. Both models
 /// ask it now and then.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct StallWatch {
     /// How long the run's flows may go without progress while some are open: eight of the
     /// longest timeout after which the run's protocol resends or asks again
@@ -686,6 +814,7 @@ fn check_conservation(fab: &Fabric) -> i64 {
 
 /// When the sampled recordings (the time series, the port samples) are next due; a recording
 /// that is off (or full) waits at `SimTime::MAX`.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct SampleClock {
     series_at: SimTime,
     series_every: SimTime,

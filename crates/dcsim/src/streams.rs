@@ -59,7 +59,7 @@ impl Stream {
 /// A fabric component's random streams over its elements (switches, ports): one stream
 /// shared by every element (the sequential model), or one sub-stream per element
 /// ([`Stream::rng_of`]; the partitioned model, `engine.partitioned`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum ElementRngs {
     /// One stream for every element.
     Shared(Rng),

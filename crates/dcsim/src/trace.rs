@@ -28,7 +28,7 @@ const MAX_TENANT: f64 = 1_000_000.0;
 const FIELD: &str = "workload.matrix";
 
 /// One row of a trace.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TraceRow {
     /// The trace's own flow id.
     pub id: u64,

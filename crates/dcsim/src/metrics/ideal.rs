@@ -24,7 +24,7 @@ use crate::units::{BitRate, CONTROL_BYTES, HEADER_BYTES, MSS_BYTES, MTU_BYTES};
 use dcsim_engine::SimTime;
 
 /// One hop of a path.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Hop {
     /// Link rate.
     pub rate: BitRate,

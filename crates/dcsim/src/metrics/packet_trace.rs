@@ -34,7 +34,7 @@ impl HopEvent {
 pub const NO_PORT: u32 = u32::MAX;
 
 /// The rows, by column.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PacketTrace {
     /// When, ps. A FIFO port commits a packet's transmission when it is admitted, so its
     /// dequeue row is written then, with the (later) start time: rows are not in time order.
@@ -94,7 +94,7 @@ impl PacketTrace {
 }
 
 /// Records hop events; maps pool slots to the run's packet numbers.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct PacketTracer {
     /// The rows so far.
     pub rows: PacketTrace,

@@ -26,7 +26,7 @@ impl PortDescription {
 }
 
 /// One row per (sample time, port), by column.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct PortSamples {
     /// Sample time, ps.
     pub time_ps: Vec<u64>,
@@ -83,7 +83,7 @@ impl PortSamples {
 }
 
 /// Takes port samples; holds each port's counters at the previous sample.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct PortSampler {
     /// The rows so far.
     pub rows: PortSamples,

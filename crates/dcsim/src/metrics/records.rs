@@ -5,7 +5,7 @@ use dcsim_engine::SimTime;
 
 /// One column per field, one row per flow (indexed by the flow's sequential id). Columnar so
 /// the Python side can hand each column to Arrow without copying row by row.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct FlowRecords {
     /// Reported id.
     pub id: Vec<u64>,

@@ -87,7 +87,7 @@ pub struct RunCounters {
 
 /// The run's state sampled at regular simulated times (pHost Fig. 7's stability view), written
 /// to `timeseries.parquet`.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Timeseries {
     /// Sample times, µs.
     pub t_us: Vec<f64>,

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 /// FIFO with a byte limit; an arriving packet that would push the waiting bytes above the
 /// limit is dropped. ns-2 enforces its packet limits the same way, in bytes (`queue_in_bytes_`).
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct DropTail {
     waiting: VecDeque<(SimTime, u32)>,
     bytes: u64,

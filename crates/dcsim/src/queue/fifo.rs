@@ -11,7 +11,7 @@ use dcsim_engine::Rng;
 use std::collections::VecDeque;
 
 /// FIFO of packet ids with a byte limit; the arriving packet is dropped when over the limit.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Fifo {
     fifo: VecDeque<PacketId>,
     bytes: u64,

@@ -82,7 +82,7 @@ pub trait QueueDiscipline {
 
 /// Every event-driven queue discipline, dispatched by `match` (no virtual call on the packet
 /// path).
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum AnyQueue {
     /// First in, first out with a byte limit.
     Fifo(Fifo),
@@ -137,7 +137,7 @@ impl AnyQueue {
 }
 
 /// How a port holds its waiting packets.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum PortQueue {
     /// FIFO fast path: departures computed at enqueue.
     Timeline(DropTail),
@@ -165,7 +165,7 @@ impl PortQueue {
 }
 
 /// Where a port sits on a host-to-host path, for per-hop drop reports (pHost Fig. 5f).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HopKind {
     /// A host's NIC (first hop).
@@ -194,7 +194,7 @@ impl HopKind {
 }
 
 /// ECN marking at a port.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EcnMarking {
     /// Never mark.
     Off,
@@ -245,7 +245,7 @@ pub struct PortStats {
 /// then), so it keeps no separate count of packets sent: [`Port::stats`] reports the accepted
 /// ones. Before, the counters had a line of their own, a third line per packet
 /// (docs/performance.md, "A port in two cache lines").
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 #[repr(C, align(64))]
 pub struct Port {
     /// When the last committed packet finishes serializing.
@@ -296,7 +296,7 @@ pub struct Port {
 }
 
 /// The outcome of offering a packet to a port.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Offer {
     /// The packet's transmission is committed; it reaches the peer at `arrive_at`.
     Depart {

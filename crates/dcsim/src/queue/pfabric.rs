@@ -29,7 +29,7 @@ use super::{Admission, DropReason, QueueDiscipline};
 use crate::packet::{PacketId, PacketPool};
 use dcsim_engine::Rng;
 
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Entry {
     id: PacketId,
     priority: u64,
@@ -38,7 +38,7 @@ struct Entry {
 }
 
 /// pFabric's priority-scheduling, priority-dropping port queue.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct PriorityDropQueue {
     entries: Vec<Entry>,
     bytes: u64,

@@ -16,7 +16,7 @@ use dcsim_engine::Rng;
 use std::collections::VecDeque;
 
 /// K strict-priority FIFOs over a shared buffer with per-queue reservations.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct StrictPriorityQueue {
     queues: Vec<VecDeque<(PacketId, u32)>>,
     bytes: Vec<u64>,

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// `[dcpim]`. Lengths in BDPs are multiples of the fabric's bandwidth-delay product in packets
 /// (`bdp_packets`, derived from the fabric unless given).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, serde::Deserialize)]
 pub struct DcpimSpec {
     /// Matching rounds per epoch, r (4).
     pub rounds: u32,

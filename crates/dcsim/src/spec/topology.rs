@@ -55,7 +55,7 @@ crate::choice! {
 }
 
 /// The memory a switch shares among its ports, under dynamic thresholds.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SharedBuffer {
     /// The switch's memory, bytes.
     pub bytes: u64,

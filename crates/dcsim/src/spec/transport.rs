@@ -115,6 +115,37 @@ impl Serialize for DupAckThreshold {
     }
 }
 
+/// [`DupAckThreshold`] in a checkpoint, whole (the spec's own form above names `dynamic`
+/// without its factor, which the spec gives apart).
+pub(crate) mod dupack_state {
+    use super::DupAckThreshold;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    enum Form {
+        Fixed(u32),
+        Dynamic(f64),
+        Off,
+    }
+
+    pub fn serialize<S: Serializer>(v: &DupAckThreshold, s: S) -> Result<S::Ok, S::Error> {
+        match *v {
+            DupAckThreshold::Fixed(n) => Form::Fixed(n),
+            DupAckThreshold::Dynamic(f) => Form::Dynamic(f),
+            DupAckThreshold::Off => Form::Off,
+        }
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DupAckThreshold, D::Error> {
+        Ok(match Form::deserialize(d)? {
+            Form::Fixed(n) => DupAckThreshold::Fixed(n),
+            Form::Dynamic(f) => DupAckThreshold::Dynamic(f),
+            Form::Off => DupAckThreshold::Off,
+        })
+    }
+}
+
 /// `[transport]`.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct TransportSpec {

@@ -20,7 +20,7 @@ use crate::units::BitRate;
 use dcsim_engine::SimTime;
 
 /// Whether a node is a host or a switch.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NodeKind {
     /// An end host with one NIC.
     Host,
@@ -172,7 +172,7 @@ impl Builder {
 /// distinct set is stored once and every pair holds only a 4-byte set number: for the pHost
 /// fabric (13 switches, 144 hosts) 7.5 KB of set numbers and 189 distinct sets of 216 ports
 /// in all (2.4 KB), instead of 15 KB of (start, length) pairs over a 21 KB port list.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Routes {
     n_hosts: u32,
     /// For (switch index, dst host): the number of its next-hop set.
@@ -251,7 +251,7 @@ impl Routes {
 }
 
 /// The whole fabric: nodes, ports and routes.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Network {
     kinds: Vec<NodeKind>,
     /// Every egress port (two per link).
@@ -510,7 +510,7 @@ impl Network {
 }
 
 /// Per-switch load-balancing state.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Balancer {
     mode: LoadBalancing,
     rr: Vec<u32>,

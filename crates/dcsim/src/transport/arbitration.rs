@@ -74,7 +74,7 @@ impl Assignment {
 }
 
 /// The arbitrator of one link.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LinkArbitrator {
     capacity_bps: f64,
     /// Demands by (key, flow): iteration order is priority order.

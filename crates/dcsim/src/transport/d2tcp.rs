@@ -41,7 +41,7 @@ pub fn imminence(ctx: &FlowCtx, cwnd: f64) -> f64 {
 }
 
 /// D2TCP sender state: DCTCP's estimator and once-per-window cut.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct D2tcp {
     dctcp: Dctcp,
 }

@@ -138,7 +138,7 @@ impl Protocol for DcpimProtocol {
 }
 
 /// dcPIM's timing in absolute units, from `[dcpim]` and the fabric.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timing {
     /// One MTU transmission time at the host rate.
     pub t_pkt: SimTime,
@@ -240,7 +240,7 @@ impl Timing {
 }
 
 /// `[dcpim]`'s matching settings the hosts use.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct MatchParams {
     rounds: u32,
     channels: u32,
@@ -249,7 +249,7 @@ struct MatchParams {
 }
 
 /// One flow, both ends (one slot, as in pHost); in the partitioned model, one end's.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Flow {
     id: u32,
     active: bool,
@@ -302,7 +302,7 @@ impl Flow {
 }
 
 /// A request or a grant a host holds for the current round.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Offer {
     peer: u32,
     slot: u32,
@@ -312,7 +312,7 @@ struct Offer {
 }
 
 /// Channels accepted from one sender in the matching under way.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Accepted {
     sender: u32,
     channels: u32,
@@ -320,7 +320,7 @@ struct Accepted {
 }
 
 /// What a data link's token clock is doing.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum LinkState {
     Idle,
     Ticking,
@@ -329,7 +329,7 @@ enum LinkState {
 }
 
 /// A receiver's data link to one sender for the current data phase.
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Link {
     sender: u32,
     channels: u32,
@@ -338,7 +338,7 @@ struct Link {
 }
 
 /// A token held by a sender.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct HeldToken {
     /// 0 for the free tokens of an unscheduled flow, 1 for a receiver's token.
     class: u8,
@@ -351,7 +351,7 @@ struct HeldToken {
 }
 
 /// Per-host state, both roles.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Host {
     rng: Rng,
     // receiver
@@ -378,7 +378,7 @@ struct Host {
 }
 
 /// What dcPIM's mechanisms cost, for the summary's `transport_counters`.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct DcpimStats {
     requests: u64,
     grants: u64,
@@ -392,7 +392,7 @@ struct DcpimStats {
 }
 
 /// The dcPIM transport.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct DcpimTransport {
     spec: DcpimSpec,
     params: MatchParams,

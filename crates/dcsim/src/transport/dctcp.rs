@@ -10,7 +10,7 @@ use crate::queue::EcnMarking;
 use crate::spec::Spec;
 
 /// DCTCP sender state.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Dctcp {
     /// EWMA gain g.
     pub g: f64,

@@ -117,7 +117,7 @@ impl Protocol for FastpassProtocol {
 }
 
 /// Fastpass's settings, in absolute units.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct FastpassParams {
     /// Timeslots per epoch (8).
     pub slots_per_epoch: u32,
@@ -156,7 +156,7 @@ impl FastpassParams {
 const FINISHED: u32 = u32::MAX;
 
 /// One flow: the source's state and the arbiter's view of it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Flow {
     id: u32,
     generation: u32,
@@ -215,7 +215,7 @@ impl Flow {
 }
 
 /// A granted timeslot at a source.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Grant {
     at: SimTime,
     slot: u32,
@@ -223,7 +223,7 @@ struct Grant {
 }
 
 /// One epoch's schedule for one source, carried (by index) in a schedule packet.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct ScheduleMsg {
     epoch_start: SimTime,
     /// (timeslot index, flow slot, flow id)
@@ -231,7 +231,7 @@ struct ScheduleMsg {
 }
 
 /// The Fastpass transport: flows, hosts' granted slots, and the arbiter.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct FastpassTransport {
     params: FastpassParams,
     flows: Vec<Flow>,
@@ -261,7 +261,7 @@ pub struct FastpassTransport {
 }
 
 /// What Fastpass's mechanisms cost, for the summary's `transport_counters`.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct FastpassStats {
     /// Re-requests one epoch after a source sent all it had asked for (the authors' loss
     /// recovery).

@@ -113,7 +113,7 @@ impl Protocol for HomaProtocol {
 }
 
 /// Homa's settings, in packets and absolute times.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HomaParams {
     /// Host link rate.
     pub rate: BitRate,
@@ -218,7 +218,7 @@ fn ack(slot: u32, m: &Message, now: SimTime, partitioned: bool) -> Packet {
 }
 
 /// One message, both ends (the slot is shared, as in the other transports).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Message {
     id: u32,
     active: bool,
@@ -281,7 +281,7 @@ impl Message {
 }
 
 /// Per-host state: the messages it sends and receives.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 struct Host {
     sending: Vec<u32>,
     /// Incomplete messages this host has heard of.
@@ -290,7 +290,7 @@ struct Host {
 }
 
 /// What a run's Homa hosts did, for the summary's `transport_counters`.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Counters {
     grants: u64,
     resends: u64,
@@ -298,7 +298,7 @@ struct Counters {
 }
 
 /// The Homa transport: message table, hosts, senders and receivers.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct HomaTransport {
     params: HomaParams,
     messages: Vec<Message>,

@@ -11,7 +11,7 @@ use crate::spec::Spec;
 use crate::workload::FlowArrival;
 
 /// The hosts of a flow-level run: they never see a packet or an event.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct FlowLevel;
 
 impl HostTransport for FlowLevel {

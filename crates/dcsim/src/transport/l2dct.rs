@@ -40,7 +40,7 @@ pub fn weight(sent: f64) -> f64 {
 }
 
 /// L2DCT sender state: DCTCP's estimator plus the flow's progress.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct L2dct {
     dctcp: Dctcp,
     /// Bytes sent so far (the highest sequence sent, in bytes).

@@ -87,7 +87,7 @@ pub(crate) fn nic_free_on_wake(
 /// `i · stride + offset`, its own residue class, so a slot on the wire names one open flow in
 /// the whole run and the receiving end can index its own table by it. The default (and the
 /// sequential model's) is the identity.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SlotNumbering {
     stride: u32,
     offset: u32,
@@ -212,7 +212,7 @@ pub(crate) fn sending_entry<T: ReceivingEntry>(
 /// token yet (its receiver may not know it) or has sent every packet (its ACK may be lost); a
 /// flow that has had tokens and has packets left is only waiting for its turn at a receiver
 /// that knows it. The receiver answers such an RTS of a flow it has complete with the ACK.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct SourceTimer {
     last_activity: SimTime,
     heard: bool,
@@ -420,7 +420,7 @@ impl PortPlan {
 }
 
 /// How a run is simulated.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Model {
     /// Packet by packet through the fabric.
     Packets,
@@ -467,7 +467,7 @@ macro_rules! dispatch {
         /// The host transport of every protocol, dispatched by `match`.
         // One per run: its size does not matter, and boxing would add a load per packet.
         #[allow(clippy::large_enum_variant)]
-        #[derive(Debug)]
+        #[derive(Debug, serde::Serialize, serde::Deserialize)]
         pub enum AnyHost {
             $(
                 #[doc = concat!("`", $name, "`.")]

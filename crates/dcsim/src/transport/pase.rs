@@ -111,7 +111,7 @@ crate::transport_events! {
 }
 
 /// PASE's settings in absolute units.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PaseParams {
     /// Queues per port.
     pub queues: u8,
@@ -148,7 +148,7 @@ pub struct PaseParams {
 const UNCONSTRAINED: Assignment = Assignment { queue: 0, rate_bps: f64::INFINITY };
 
 /// Where a link of a path is arbitrated.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum At {
     Source,
     /// The switch visited `.0`-th (0 = the source's edge switch).
@@ -157,7 +157,7 @@ enum At {
 }
 
 /// A path's arbitrated links.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct PathPlan {
     /// (link, where it is arbitrated), source side first.
     stages: Vec<(u32, At)>,
@@ -166,7 +166,7 @@ struct PathPlan {
 }
 
 /// PASE's view of one flow (by the window mechanism's slot).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct PaseFlow {
     id: u32,
     gen: u32,
@@ -185,7 +185,7 @@ struct PaseFlow {
 }
 
 /// The window policy of a PASE flow: its arbitrated queue and rate.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PaseCc {
     dctcp: Dctcp,
     queue: u8,
@@ -239,7 +239,7 @@ impl CongestionControl for PaseCc {
 }
 
 /// The PASE hosts and arbitrators.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct PaseTransport {
     params: PaseParams,
     window: WindowTransport<PaseCc>,
@@ -276,7 +276,7 @@ pub struct PaseTransport {
 }
 
 /// What arbitration cost over a run (the overhead of Fig. 11b).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ArbitrationStats {
     /// Requests sources sent (first requests and re-arbitrations).
     pub requests: u64,

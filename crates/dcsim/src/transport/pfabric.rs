@@ -31,13 +31,13 @@ use dcsim_engine::SimTime;
 
 /// MinTCP: TCP's growth and timeout response, nothing else (the mechanism's settings do the
 /// rest: fixed RTO, no fast retransmit, probe mode).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct MinTcp;
 
 impl CongestionControl for MinTcp {}
 
 /// LineRate: the window never changes.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct LineRate;
 
 impl CongestionControl for LineRate {
@@ -47,7 +47,7 @@ impl CongestionControl for LineRate {
 }
 
 /// pFabric's host rate control, chosen by `pfabric.rate_control`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum PfabricRate {
     /// MinTCP.
     MinTcp(MinTcp),

@@ -130,7 +130,7 @@ impl PhostParams {
 }
 
 /// pHost's settings, in absolute units.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PhostParams {
     /// Host link rate.
     pub rate: BitRate,
@@ -172,7 +172,7 @@ pub struct PhostParams {
 
 /// pHost's scheduling policy (§3.3), applied at the source (which token to use) and at the
 /// destination (which flow gets the next token).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Policy {
     /// Fewest remaining packets first.
     Srpt,
@@ -208,7 +208,7 @@ fn control(kind: PacketKind, slot: u32, fl: &Flow, from: u32, to: u32, now: SimT
     Packet::new(kind, fl.id, slot, from, to, 0, CONTROL_BYTES, now)
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Token {
     expiry: SimTime,
     token_seq: u32,
@@ -217,7 +217,7 @@ struct Token {
 
 /// One flow, both ends (the slot is shared, as in the window transport), except in the
 /// partitioned model, where a source's entry and its destination's are apart (module docs).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Flow {
     id: u32,
     active: bool,
@@ -256,7 +256,7 @@ impl Flow {
 impl_receiving_entry!(Flow);
 
 /// Per-host state: the flows it sends and receives, and its two clocks.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
 struct Host {
     sending: Vec<u32>,
     receiving: Vec<u32>,
@@ -270,7 +270,7 @@ struct Host {
 }
 
 /// The pHost transport: flow table, hosts, and the two algorithms.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct PhostTransport {
     params: PhostParams,
     flows: Vec<Flow>,
@@ -286,7 +286,7 @@ pub struct PhostTransport {
 /// What the run's summary reports of pHost's tokens (`transport_counters`): how many the
 /// destinations sent and how many expired unused at a source, whose link carried another
 /// flow's packet (free tokens are counted apart).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct PhostStats {
     tokens_sent: u64,
     tokens_expired: u64,

@@ -8,7 +8,7 @@ use crate::queue::EcnMarking;
 use crate::spec::Spec;
 
 /// NewReno: slow start, congestion avoidance, halving on fast retransmit, cwnd = 1 on timeout.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Reno;
 
 impl CongestionControl for Reno {}

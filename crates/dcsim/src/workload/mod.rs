@@ -37,7 +37,7 @@ pub fn is_long_lived(id: u32) -> bool {
 }
 
 /// A flow to start.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FlowArrival {
     /// Sequential id in arrival order (0, 1, 2, …).
     pub id: u32,
@@ -75,6 +75,7 @@ pub fn per_host_rate(bps: f64, rho: f64, mean_bytes: f64) -> f64 {
     bps * rho / (mean_bytes * 8.0 * (MSS_BYTES + HEADER_BYTES) as f64 / MSS_BYTES as f64)
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 enum Source {
     /// Poisson arrivals between the pairs `pairs` draws.
     Poisson {
@@ -90,7 +91,7 @@ enum Source {
 }
 
 /// How a Poisson flow's source and destination are drawn.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 enum Pairs {
     /// Any two distinct hosts.
     AllToAll,
@@ -187,6 +188,7 @@ fn other(rng: &mut Rng, n: u32, not: u32) -> u32 {
 }
 
 /// Produces the run's flows in arrival order.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub struct Generator {
     source: Source,
     /// One sampler per tenant (flow k, or incast request k, belongs to tenant k mod n, or to
@@ -225,6 +227,7 @@ pub struct Generator {
 
 /// Partition/aggregate queries on top of the background traffic (PIAS §5.1, Figs. 8-9): host 0
 /// asks `fanout` distinct other hosts for `bytes` each; queries arrive as a Poisson process.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Queries {
     left: u64,
     next: SimTime,

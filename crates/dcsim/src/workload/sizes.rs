@@ -6,7 +6,7 @@ use crate::spec::{FlowSizes, WorkloadSpec};
 use dcsim_engine::Rng;
 
 /// Draws flow sizes in bytes.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub enum FlowSizeSampler {
     /// From an empirical CDF (in packets or bytes).
     Cdf(Cdf, SizeSampling),

@@ -40,7 +40,7 @@ const TRACE: &str = "id,src,dst,size_bytes,start_s,deadline_s
 ";
 
 /// Every case: a name and the `key=value` overrides applied to [`BASE`].
-fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
+pub(crate) fn cases() -> Vec<(&'static str, Vec<&'static str>)> {
     vec![
         // Every protocol on the default leaf-spine (spray, cut-through).
         ("tcp", vec!["transport.protocol=tcp"]),
@@ -412,7 +412,7 @@ fn digest_file() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/digests.txt")
 }
 
-fn trace_path() -> PathBuf {
+pub(crate) fn trace_path() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("dcsim-digests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("trace.csv");
@@ -420,11 +420,27 @@ fn trace_path() -> PathBuf {
     path
 }
 
-fn run_case(overrides: &[&str], trace: &std::path::Path) -> String {
+/// A case's spec.
+pub(crate) fn case_spec(overrides: &[&str], trace: &std::path::Path) -> Spec {
     let overrides: Vec<String> =
         overrides.iter().map(|o| o.replace("TRACE", &format!("\"{}\"", trace.display()))).collect();
-    let spec: Spec =
-        dcsim::spec::spec_with_overrides(BASE, &overrides).unwrap_or_else(|e| panic!("{e}"));
+    dcsim::spec::spec_with_overrides(BASE, &overrides).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The digests recorded in `tests/digests.txt`, by case name.
+pub(crate) fn recorded_digests() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(digest_file()).expect("tests/digests.txt exists");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (n, d) = l.split_once(' ').expect("`name digest` lines");
+            (n.to_string(), d.trim().to_string())
+        })
+        .collect()
+}
+
+fn run_case(overrides: &[&str], trace: &std::path::Path) -> String {
+    let spec = case_spec(overrides, trace);
     let out = Simulation::new(spec).unwrap().run(&mut |_| true).unwrap();
     let c = &out.summary.counters;
     assert_eq!(c.conservation_error, 0);
@@ -454,15 +470,7 @@ fn result_digests_are_unchanged() {
         std::fs::write(&path, text).unwrap();
         return;
     }
-    let text = std::fs::read_to_string(&path).expect("tests/digests.txt exists");
-    let want: BTreeMap<String, String> = text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let (n, d) = l.split_once(' ').expect("`name digest` lines");
-            (n.to_string(), d.trim().to_string())
-        })
-        .collect();
+    let want = recorded_digests();
     let changed: Vec<&String> = got.keys().filter(|k| want.get(*k) != got.get(*k)).collect();
     let stale: Vec<&String> = want.keys().filter(|k| !got.contains_key(*k)).collect();
     assert!(

@@ -2,6 +2,7 @@
 //! cross-checks, invariants and determinism.
 
 mod analytic;
+mod checkpoint;
 mod common;
 mod d2tcp;
 mod dcpim;

@@ -74,7 +74,7 @@ crate::transport_events! {
 }
 
 /// Settings of the mechanism (the policy has its own).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct WindowParams {
     /// Initial congestion window, packets.
     pub initial_window: u32,
@@ -87,6 +87,7 @@ pub struct WindowParams {
     /// Largest backed-off RTO.
     pub max_rto: SimTime,
     /// Fast-retransmit trigger.
+    #[serde(with = "crate::spec::dupack_state")]
     pub dupack: DupAckThreshold,
     /// Retransmissions skip packets the receiver already holds (SACK, idealised: the sender
     /// reads the receiver's state, as the pHost authors' simulator does).
@@ -133,7 +134,7 @@ impl WindowParams {
 }
 
 /// What a flow's receiving end holds.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Receiver {
     /// The next packet expected in order.
     rcv_nxt: u32,
@@ -156,7 +157,7 @@ impl Receiver {
 }
 
 /// A receiving end of the partitioned model, in the receivers' table.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct ApartReceiver {
     /// Its flow (`u32::MAX`: none yet).
     flow: u32,
@@ -168,7 +169,7 @@ struct ApartReceiver {
 /// `FullTcp` agent per host pair carries flow after flow, and a new flow only resets the
 /// window to the initial one, `advance-bytes`). Sequence numbers and everything of the flow
 /// itself start afresh.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Connection<C> {
     /// The policy's connection state (DCTCP's α: [`CongestionControl::carry_over`]).
     cc: C,
@@ -178,7 +179,7 @@ struct Connection<C> {
 }
 
 /// One flow: its sender, and its receiver too except in the partitioned model.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct Flow<C> {
     id: u32,
     active: bool,
@@ -289,7 +290,7 @@ impl<C: CongestionControl> Flow<C> {
 }
 
 /// The flow table and the mechanism, with policy `C` (statically dispatched).
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct WindowTransport<C> {
     params: WindowParams,
     template: C,

@@ -5,7 +5,7 @@ use crate::units::MSS_BYTES;
 use dcsim_engine::SimTime;
 
 /// The congestion window a policy manipulates, in packets.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Window {
     /// Congestion window.
     pub cwnd: f64,

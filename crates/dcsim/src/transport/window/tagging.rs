@@ -16,7 +16,7 @@ use dcsim_engine::SimTime;
 pub const LOWEST_PRIORITY: u64 = u64::MAX / 2;
 
 /// Where a data packet's priority number comes from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum PriorityTag {
     /// The flow's remaining (unacknowledged) bytes.
     Remaining,
@@ -34,7 +34,7 @@ pub enum PriorityTag {
 /// Where a data packet's strict-priority class (its queue at multi-queue ports) comes from.
 /// Thresholds are increasing byte counts: class k for values ≤ `thresholds[k]`, the last class
 /// above them all.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum ClassTag {
     /// Every packet in class 0.
     Single,
@@ -55,7 +55,7 @@ pub enum ClassTag {
 }
 
 /// A protocol's tagging rule.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Tagger {
     /// The priority number.
     pub priority: PriorityTag,
