@@ -98,6 +98,7 @@ def test_a_sweep_resumes_its_runs_and_starts_another_builds_again(tmp_path):
     _with_other_build(sweep.checkpoint_path(out, r4.hash))
     report = sweep.run_sweep(p, out, jobs=1, progress=False)
     assert report.ok, report.failed
+    assert report.resumed == 2, "both runs found a checkpoint (one of them another build's)"
     log3 = (out / "runs" / r3.hash / "log.txt").read_text()
     log4 = (out / "runs" / r4.hash / "log.txt").read_text()
     assert "resumed from a checkpoint" in log3

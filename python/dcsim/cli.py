@@ -305,8 +305,9 @@ def _sweep_cmd(args) -> int:
         checkpoint_every_s=args.checkpoint_every * 60.0,
     )
     retried = f", {len(report.retried)} retried after a worker died" if report.retried else ""
+    resumed = f" ({report.resumed} from checkpoints of an earlier sitting)" if report.resumed else ""
     print(
-        f"{report.total} runs: {report.skipped} already done, {len(report.completed)} run now, "
+        f"{report.total} runs: {report.skipped} already done, {len(report.completed)} run now{resumed}, "
         f"{len(report.failed)} failed{retried}, {report.wall_seconds:.1f} s  ->  {out}/"
     )
     if report.other_runs:

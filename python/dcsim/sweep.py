@@ -103,6 +103,9 @@ class Report:
     #: Complete runs in the directory that are not in this plan (an earlier sweep's, with
     #: other settings): :func:`load` leaves them out.
     other_runs: int = 0
+    #: Runs of this plan that found a checkpoint in the directory when the sweep started: each
+    #: goes on from it, or starts again if another build wrote it (its log.txt says which).
+    resumed: int = 0
 
     @property
     def ok(self) -> bool:
@@ -716,6 +719,7 @@ def _run_locked(
         total=len(p.runs),
         skipped=len(p.runs) - len(todo),
         other_runs=sum(d.name not in planned for d in complete_runs(out)),
+        resumed=0 if use_ray or checkpoint_every_s == 0 else sum(checkpoint_path(out, r.hash).exists() for r in todo),
     )
     jobs = jobs or os.cpu_count() or 1
     bar = SweepProgress(
