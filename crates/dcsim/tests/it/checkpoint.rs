@@ -70,6 +70,60 @@ fn every_digest_case_resumed_at_every_mark_ends_as_recorded() {
     assert!(interrupted >= cases().len() / 2, "only {interrupted} cases were interrupted");
 }
 
+/// What the digest cases leave out: the recordings (time series, port samples, packet trace),
+/// long-lived flows and shared switch memories, each stopped at every mark and resumed; every
+/// output compared with the uninterrupted run's (the recordings through their Debug form).
+#[test]
+fn recordings_long_lived_flows_and_shared_memories_resume_exactly() {
+    let trace = trace_path();
+    let dir = std::env::temp_dir().join(format!("dcsim-checkpoint-more-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            "recordings",
+            &[
+                "transport.protocol=pias",
+                "workload.flows=150",
+                "output.timeseries_us=20",
+                "output.ports_sample_us=50",
+                "output.packet_trace=true",
+            ],
+        ),
+        ("long-lived", &["transport.protocol=dctcp", "workload.long_lived_flows=2"]),
+        (
+            "shared-memory",
+            &[
+                "transport.protocol=tcp",
+                "topology.shared_buffer_bytes=200000",
+                "topology.buffer_alpha=1",
+            ],
+        ),
+    ];
+    for (name, overrides) in cases {
+        let spec = case_spec(overrides, &trace);
+        let path = dir.join(format!("{name}.ckpt"));
+        let whole = Simulation::new(spec.clone()).unwrap().run(&mut |_| true).unwrap();
+        let (out, sittings) = run_in_sittings(&spec, &path);
+        assert!(sittings > 1, "{name}: never stopped");
+        // The scenario records what it is meant to.
+        let c = &whole.summary.counters;
+        match name {
+            "recordings" => assert!(
+                c.timeseries_rows > 0 && c.ports_rows > 0 && c.packets_rows > 0,
+                "{name}: a recording is empty"
+            ),
+            "long-lived" => assert!(c.long_lived_bytes_delivered > 0, "{name}: no long-lived flow"),
+            _ => {}
+        }
+        assert_eq!(flow_table_digest(&out.records), flow_table_digest(&whole.records), "{name}");
+        assert_eq!(summary_json(&out), summary_json(&whole), "{name}");
+        assert_eq!(format!("{:?}", out.timeseries), format!("{:?}", whole.timeseries), "{name}");
+        assert_eq!(format!("{:?}", out.ports), format!("{:?}", whole.ports), "{name}");
+        assert_eq!(format!("{:?}", out.packets), format!("{:?}", whole.packets), "{name}");
+        std::fs::remove_file(&path).ok();
+    }
+}
+
 /// The error of a run of `spec` told to resume from `path`.
 fn refusal(spec: Spec, path: &Path) -> String {
     let run = Simulation::new(spec)
