@@ -548,12 +548,15 @@ impl Simulation {
     /// The event loop from `state` (a fresh run's, or a checkpoint's) until the run ends.
     fn event_loop(
         mut self,
-        mut state: LoopState,
+        state: LoopState,
         wall: Instant,
         progress: &mut dyn FnMut(&Progress) -> bool,
     ) -> Result<RunOutput, RunError> {
         let n_hosts = self.fab.net.n_hosts();
         let total = self.workload.total();
+        // Plain locals in the loop (the next sample time is read at every event); a checkpoint
+        // gathers them again.
+        let LoopState { mut watch, mut clock, mut next_sample, wall_before } = state;
         let mut stalled = false;
         let mut last_report = 0.0f64;
         let sitting_from = self.fab.sched.processed();
@@ -564,8 +567,8 @@ impl Simulation {
                 break;
             }
             let Some((at, ev)) = self.fab.sched.pop_until(limit) else { break };
-            if at >= state.next_sample {
-                state.next_sample = self.take_samples(at, &mut state.clock);
+            if at >= next_sample {
+                next_sample = self.take_samples(at, &mut clock);
             }
             match ev {
                 Event::Arrive(node, pkt) => {
@@ -602,7 +605,7 @@ impl Simulation {
             if self.fab.sched.processed() & 0xFFFF == 0 {
                 let open = self.completed < self.records.len() as u64;
                 let so_far = self.run_bytes_delivered() + self.records.len() as u64;
-                if state.watch.stalled(self.fab.now(), so_far, open) {
+                if watch.stalled(self.fab.now(), so_far, open) {
                     stalled = true;
                     break;
                 }
@@ -611,11 +614,17 @@ impl Simulation {
                 // checkpoint contents whatever its wall-clock pace (the run itself never
                 // depends on when they are written).
                 if self.checkpoints.as_ref().is_some_and(|c| c.due(secs)) {
-                    self.save_checkpoint(&state, secs)?;
+                    self.save_checkpoint(
+                        &LoopState { watch, clock, next_sample, wall_before },
+                        secs,
+                    )?;
                 }
                 if self.fab.sched.processed() - sitting_from >= self.event_budget {
                     if self.checkpoints.is_some() {
-                        self.save_checkpoint(&state, secs)?;
+                        self.save_checkpoint(
+                            &LoopState { watch, clock, next_sample, wall_before },
+                            secs,
+                        )?;
                     }
                     return Err(RunError::Interrupted(self.fab.now()));
                 }
@@ -630,12 +639,15 @@ impl Simulation {
                             - self.fab.counters.data_retransmitted,
                         flows_total: total,
                         events: self.fab.sched.processed(),
-                        wall_seconds: state.wall_before + secs,
+                        wall_seconds: wall_before + secs,
                     };
                     if !progress(&p) {
                         // An interrupted run keeps what it has done, when asked to.
                         if self.checkpoints.is_some() {
-                            self.save_checkpoint(&state, secs)?;
+                            self.save_checkpoint(
+                                &LoopState { watch, clock, next_sample, wall_before },
+                                secs,
+                            )?;
                         }
                         return Err(RunError::Interrupted(self.fab.now()));
                     }
@@ -648,7 +660,7 @@ impl Simulation {
         if !done && limit == HORIZON && self.fab.sched.peek_time().is_some_and(|t| t > HORIZON) {
             return Err(RunError::Horizon { open });
         }
-        let wall_seconds = state.wall_before + wall.elapsed().as_secs_f64();
+        let wall_seconds = wall_before + wall.elapsed().as_secs_f64();
         let conservation_error = check_conservation(&self.fab);
         debug_assert_eq!(conservation_error, 0, "packets were lost or invented");
         // Invariant: without a time limit a run ends only when every flow has finished; a
@@ -764,7 +776,7 @@ impl Simulation {
 /// their own (dcPIM's matching rounds go on while a host's requests cannot get through,
 /// `experiments/transports/side-by-side/README.md`) would otherwise run forever. Both models
 /// ask it now and then.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(crate) struct StallWatch {
     /// How long the run's flows may go without progress while some are open: eight of the
     /// longest timeout after which the run's protocol resends or asks again
@@ -814,7 +826,7 @@ fn check_conservation(fab: &Fabric) -> i64 {
 
 /// When the sampled recordings (the time series, the port samples) are next due; a recording
 /// that is off (or full) waits at `SimTime::MAX`.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct SampleClock {
     series_at: SimTime,
     series_every: SimTime,

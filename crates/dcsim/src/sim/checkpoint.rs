@@ -71,7 +71,9 @@ fn io_error(path: &Path, what: &str, e: impl std::fmt::Display) -> RunError {
 impl Simulation {
     /// Writes the run's state (at an event boundary) to the checkpoint file: to a temporary
     /// file first, renamed over the old one, so a run killed while writing keeps its last
-    /// whole checkpoint.
+    /// whole checkpoint. Out of line: the event loop only tests whether one is due.
+    #[cold]
+    #[inline(never)]
     pub(super) fn save_checkpoint(&mut self, state: &LoopState, secs: f64) -> Result<(), RunError> {
         let Some(c) = &self.checkpoints else { return Ok(()) };
         let path = c.path.clone();
