@@ -620,13 +620,8 @@ impl Simulation {
                     )?;
                 }
                 if self.fab.sched.processed() - sitting_from >= self.event_budget {
-                    if self.checkpoints.is_some() {
-                        self.save_checkpoint(
-                            &LoopState { watch, clock, next_sample, wall_before },
-                            secs,
-                        )?;
-                    }
-                    return Err(RunError::Interrupted(self.fab.now()));
+                    let state = LoopState { watch, clock, next_sample, wall_before };
+                    return Err(self.interrupt(&state, secs));
                 }
                 if secs - last_report >= 0.2 {
                     last_report = secs;
@@ -642,14 +637,8 @@ impl Simulation {
                         wall_seconds: wall_before + secs,
                     };
                     if !progress(&p) {
-                        // An interrupted run keeps what it has done, when asked to.
-                        if self.checkpoints.is_some() {
-                            self.save_checkpoint(
-                                &LoopState { watch, clock, next_sample, wall_before },
-                                secs,
-                            )?;
-                        }
-                        return Err(RunError::Interrupted(self.fab.now()));
+                        let state = LoopState { watch, clock, next_sample, wall_before };
+                        return Err(self.interrupt(&state, secs));
                     }
                 }
             }

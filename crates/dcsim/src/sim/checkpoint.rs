@@ -105,6 +105,17 @@ impl Simulation {
         Ok(())
     }
 
+    /// Ends the sitting where it is: an interrupted run keeps what it has done in its
+    /// checkpoint, when it has one. The error to return (the save's own, if it failed).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn interrupt(&mut self, state: &LoopState, secs: f64) -> RunError {
+        match self.save_checkpoint(state, secs) {
+            Ok(()) => RunError::Interrupted(self.fab.now()),
+            Err(e) => e,
+        }
+    }
+
     /// Reads the checkpoint file, if there is one, into this (freshly built) simulation;
     /// returns the event loop's state to go on from. `Ok(None)` when there is no file.
     pub(super) fn load_checkpoint(&mut self) -> Result<Option<LoopState>, RunError> {
