@@ -31,44 +31,32 @@ def test_every_resolved_field_is_documented():
         assert key in sections.get(section, set()), f"{path} is not documented in docs/spec.md"
 
 
-def _recorded_commits(csv_text: str) -> set[str]:
-    """The model commits a committed figure CSV names: its ``# commit:`` line and the commits of
-    the runs it reused (``# reused: ... (commit X)``) or transcribed (``# rows: ... commit X``)."""
-    commits = set()
-    for line in csv_text.splitlines():
-        if not line.startswith("#"):
-            break
-        if line.startswith("# commit:"):
-            commits.add(line.split(":", 1)[1].strip())
-        commits.update(re.findall(r"commit ([0-9a-f]{7,40})\b", line))
-    return commits
-
-
 def test_no_committed_figure_predates_the_model():
     """Every figure in docs/figures/ was computed by a model whose results this checkout still
-    gives: its commit's result digests (crates/dcsim/tests/digests.txt) are all unchanged, so a
-    change that alters results fails here until the figures it touches are drawn again. A commit
-    git does not have (a shallow clone) cannot be checked and is skipped, never passed."""
+    gives for the protocols it runs: the result digests (crates/dcsim/tests/digests.txt) of
+    those protocols' cases are unchanged since its commit, so a change that alters results
+    fails here until the figures it touches are drawn again. A commit git does not have (a
+    shallow clone) cannot be checked and is skipped, never passed."""
     import subprocess
 
     import pytest
 
-    from dcsim.reproduce import results_unchanged_since
+    from dcsim.reproduce import figure_provenance, results_unchanged_since
 
     figures = sorted((ROOT / "docs" / "figures").glob("*.csv"))
     assert figures, "docs/figures/ holds no figure data"
     stale, unknown = [], set()
     for csv in figures:
-        commits = _recorded_commits(csv.read_text())
+        commits = figure_provenance(csv)
         assert commits, f"{csv.name} does not record the commit of the model that made it"
-        for commit in commits:
+        for commit, protocols in commits.items():
             known = subprocess.run(
                 ["git", "-C", str(ROOT), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True, check=False
             )
             if known.returncode != 0:
                 unknown.add(commit)
                 continue
-            why = results_unchanged_since(commit)
+            why = results_unchanged_since(commit, protocols)
             if why:
                 stale.append(f"{csv.name} (commit {commit}): {why}")
     assert not stale, "figures older than the model; draw them again:\n" + "\n".join(stale)
@@ -76,11 +64,34 @@ def test_no_committed_figure_predates_the_model():
         pytest.skip(f"git does not have commits {sorted(unknown)} (shallow clone?); their figures are unchecked")
 
 
-def test_recorded_commits_reads_every_provenance_line():
-    text = (
+def test_figure_provenance_reads_every_commit_with_the_protocols_of_its_runs(tmp_path):
+    from dcsim import reproduce as rep
+    from dcsim.sweep import plan
+
+    # A reproduction dcsim does not know: every commit of every provenance line, protocols
+    # unknown (any change makes it stale).
+    unknown = tmp_path / "x.csv"
+    unknown.write_text(
         "# reproduction: x\n# commit: 133738d29494\n"
         "# reused: 16 runs from x-paper-runs.csv (commit 2747f696a93d)\n"
         "# rows: one per run, transcribed from y.csv (15 of the 18 runs, commit e980cab2461d), with hashes\n"
-        "a,b\n# commit: ffffffffffff\n"
+        "a,b\n1,2\n"
     )
-    assert _recorded_commits(text) == {"133738d29494", "2747f696a93d", "e980cab2461d"}
+    assert rep.figure_provenance(unknown) == dict.fromkeys(["133738d29494", "2747f696a93d", "e980cab2461d"])
+    # A figure without a sweep names its protocols; a model-only one has none.
+    maxload = tmp_path / "m.csv"
+    maxload.write_text("# reproduction: dcpim-max-load\n# scale: quick\n# commit: abc1234\na\n1\n")
+    assert rep.figure_provenance(maxload) == {"abc1234": frozenset({"dcpim"})}
+    # Reused rows carry the protocols of their own runs; the drawing commit all of the sweep's.
+    runs = plan(rep.sweep_path("transports-side-by-side"), scale="paper", warn=False).runs
+    pase = next(r.hash for r in runs if r.params["transport.protocol"] == "pase")
+    pfabric = next(r.hash for r in runs if r.params["transport.protocol"] == "pfabric")
+    (tmp_path / "t-runs.csv").write_text(f"run,seed,commit,v\n{pase},1,aaaaaaa,1\n{pfabric},1,bbbbbbb,2\n")
+    drawn = tmp_path / "t.csv"
+    drawn.write_text(
+        "# reproduction: transports-side-by-side\n# scale: paper\n# commit: ccccccc\n"
+        "# reused: 2 runs from t-runs.csv (commit aaaaaaa, bbbbbbb)\nv\n1\n"
+    )
+    got = rep.figure_provenance(drawn)
+    assert got["aaaaaaa"] == {"pase"} and got["bbbbbbb"] == {"pfabric"}
+    assert got["ccccccc"] == {"pfabric", "phost", "fastpass", "pias", "pase", "homa", "dcpim"}

@@ -206,6 +206,11 @@ def test_kept_rows_are_taken_only_from_a_model_with_the_same_results():
     assert rep.changed_digests(then, then + "homa ccc\n") == []
     assert rep.changed_digests(then, "dctcp aaa\nphost bbx\n") == ["phost"]
     assert rep.changed_digests(then, "phost bbb\n") == ["dctcp"]
+    # The protocol column says whose results changed; without it (or for a case gone), any.
+    assert rep.changed_protocols(then, "dctcp aaa dctcp\nphost bbx phost\n") == {"phost"}
+    assert rep.changed_protocols(then, "dctcp aaa dctcp\nphost bbb phost\n") == set()
+    assert rep.changed_protocols(then, "dctcp aaa\nphost bbx\n") is None
+    assert rep.changed_protocols(then, "phost bbb phost\n") is None
     assert rep.results_unchanged_since(rep.model_commit()) == ""
     assert "uncommitted changes" in rep.results_unchanged_since("0123456789ab + uncommitted changes")
     assert "does not know" in rep.results_unchanged_since("0123456789ab")

@@ -48,6 +48,7 @@ git commit: :func:`provenance`). ``dcsim gallery`` collects them into ``docs/fig
 from __future__ import annotations
 
 import csv
+import functools
 import importlib.resources
 import importlib.util
 import inspect
@@ -55,7 +56,7 @@ import math
 import os
 import shutil
 import warnings
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -484,9 +485,10 @@ def run_rows(mod: ModuleType, runs: Any, store: Path, commit: str) -> Any:
     return out[[*RUN_COLUMNS, *[c for c in out.columns if c not in RUN_COLUMNS]]]
 
 
-def reusable_rows(path: Path, wanted: set[str]) -> Any:
-    """The rows of `path` (a ``data-runs.csv``) of the runs in `wanted`, checked: each comes
-    from a model whose results are those of this checkout's (:func:`results_unchanged_since`)."""
+def reusable_rows(path: Path, wanted: Mapping[str, str]) -> Any:
+    """The rows of `path` (a ``data-runs.csv``) of the runs in `wanted` (run hash → its
+    ``transport.protocol``), checked: each comes from a model whose results for its run's
+    protocol are those of this checkout's (:func:`results_unchanged_since`)."""
     import pandas as pd
 
     if not path.is_file():
@@ -495,9 +497,10 @@ def reusable_rows(path: Path, wanted: set[str]) -> Any:
     missing = [c for c in RUN_COLUMNS if c not in rows.columns]
     if missing:
         raise SpecError(f"{path} has no {', '.join(missing)} column: it is not a data-runs.csv", "--reuse-runs")
-    rows = rows[rows["run"].isin(wanted)].reset_index(drop=True)
+    rows = rows[rows["run"].isin(set(wanted))].reset_index(drop=True)
     for commit in pd.unique(rows["commit"]):
-        why = results_unchanged_since(str(commit))
+        protocols = {wanted[h] for h in rows.loc[rows["commit"] == commit, "run"]}
+        why = results_unchanged_since(str(commit), protocols)
         if why:
             raise SpecError(
                 f"{path}: its rows of commit {commit} cannot stand in for runs of this checkout: {why}", "--reuse-runs"
@@ -510,23 +513,130 @@ def reusable_rows(path: Path, wanted: set[str]) -> Any:
 DIGESTS = "crates/dcsim/tests/digests.txt"
 
 
+def _digest_lines(text: str) -> dict[str, list[str]]:
+    """A digests file's ``name digest [protocol]`` lines by name (``#`` lines are comments; the
+    protocol column was added on 2026-11-29, so older files have none)."""
+    fields = (line.split() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+    return {f[0]: f[1:] for f in fields if len(f) >= 2}
+
+
 def changed_digests(then: str, now: str) -> list[str]:
-    """The cases of digests file `then` (``name digest`` lines, ``#`` comments) whose digest
-    `now` does not have: changed or gone. Cases only `now` has are new, and change nothing."""
+    """The cases of digests file `then` (``name digest [protocol]`` lines, ``#`` comments) whose
+    digest `now` does not have: changed or gone. Cases only `now` has are new, and change
+    nothing."""
 
     def digests(text: str) -> dict[str, str]:
-        pairs = (line.split() for line in text.splitlines() if line.strip() and not line.startswith("#"))
-        return {p[0]: p[1] for p in pairs if len(p) == 2}
+        return {name: rest[0] for name, rest in _digest_lines(text).items()}
 
     current = digests(now)
     return sorted(case for case, digest in digests(then).items() if current.get(case) != digest)
 
 
-def results_unchanged_since(commit: str) -> str:
+def reproduction_protocols(name: str, scale: str | None = None) -> frozenset[str]:
+    """The ``transport.protocol`` values of reproduction `name`'s runs (at `scale`, or either):
+    its figure module's ``PROTOCOLS`` if it names them (a figure that runs without a sweep),
+    else its sweep's; none for a model-only figure."""
+    mod = module(name)
+    if hasattr(mod, "PROTOCOLS"):
+        return frozenset(mod.PROTOCOLS)
+    path = sweep_path(name)
+    if path is None:
+        return frozenset()
+    return frozenset(run_protocols(name, scale).values())
+
+
+def run_protocols(name: str, scale: str | None = None) -> dict[str, str]:
+    """Run hash → ``transport.protocol`` of every run reproduction `name`'s sweep plans (at
+    `scale`, or at each of its scales)."""
+    return dict(_run_protocols(name, scale))
+
+
+@functools.cache
+def _run_protocols(name: str, scale: str | None) -> tuple[tuple[str, str], ...]:
+    """:func:`run_protocols`, planned once per process (the gallery's check asks for each of
+    a figure's CSVs)."""
+    path = sweep_path(name)
+    if path is None:
+        return ()
+    scales: list[str | None] = [scale] if scale else [*sorted(_sweep_scales(path))] or [None]
+    out: dict[str, str] = {}
+    for sc in scales:
+        out.update({r.hash: r.spec.get("transport.protocol") for r in plan(path, scale=sc, warn=False).runs})
+    return tuple(out.items())
+
+
+def _sweep_scales(path: Path) -> set[str]:
+    from .spec import tomllib
+
+    return set(tomllib.loads(path.read_text()).get("scales", {}))
+
+
+def figure_provenance(csv_path: Path) -> dict[str, frozenset[str] | None]:
+    """The model commits a committed figure CSV's numbers come from, each with the protocols of
+    the runs it made (``None``: not known, so any protocol): its ``# commit:`` line (every
+    protocol of its reproduction), the commits of runs it reused (``# reused: N runs from F
+    (commit X)``: those of F's rows of commit X) or transcribed (``# rows: ... commit X``), and
+    a ``data-runs`` CSV's own rows (``run`` and ``commit`` columns)."""
+    import re
+
+    text = csv_path.read_text()
+    header = [line for line in text.splitlines() if line.startswith("#")]
+    meta = {k.strip(): v.strip() for k, _, v in (line[1:].partition(":") for line in header)}
+    name = meta.get("reproduction", "")
+    words = meta.get("scale", "").split()
+    scale = words[0] if words else None
+    known = name in names()
+    base = reproduction_protocols(name, scale) if known else None
+    hashes = run_protocols(name, scale) if known else {}
+
+    def by_commit(path: Path) -> dict[str, frozenset[str] | None]:
+        if not path.is_file():
+            return {}
+        rows, _ = read_data_csv(path)
+        if not {"run", "commit"} <= set(rows.columns):
+            return {}
+        out: dict[str, frozenset[str] | None] = {}
+        for commit, group in rows.groupby("commit"):
+            protos = [hashes.get(h) for h in group["run"]]
+            out[str(commit)] = None if None in protos else frozenset(p for p in protos if p)
+        return out
+
+    found: dict[str, frozenset[str] | None] = {}
+    rows_here = by_commit(csv_path)
+    for line in header:
+        if line.startswith("# commit:"):
+            found[line.split(":", 1)[1].strip()] = base
+            continue
+        source = re.search(r"from (\S+\.csv)", line) if line.startswith("# reused:") else None
+        reused = by_commit(csv_path.parent / source.group(1)) if source else {}
+        for listed in re.findall(r"commit ([0-9a-f]{7,40}\b(?:, [0-9a-f]{7,40}\b)*)", line):
+            for commit in listed.split(", "):  # a reused line lists every commit of its rows
+                found[commit] = reused.get(commit, rows_here.get(commit, base))
+    return found
+
+
+def changed_protocols(then: str, now: str) -> set[str] | None:
+    """The protocols (``transport.protocol`` values) whose results may differ between digests
+    files `then` and `now`: those of the cases whose digest changed, each case's protocol read
+    from `now`'s line; ``None`` (any protocol) when a changed case names none there (it is gone,
+    or `now` has no protocol column)."""
+    lines = _digest_lines(now)
+    protocols = set()
+    for case in changed_digests(then, now):
+        rest = lines.get(case, [])
+        if len(rest) < 2:
+            return None
+        protocols.add(rest[1])
+    return protocols
+
+
+def results_unchanged_since(commit: str, protocols: Collection[str] | None = None) -> str:
     """Why the results of `commit` (as a CSV's ``commit`` records it) may differ from this
     checkout's; empty when they cannot: the same commit and state as now, or a commit whose
-    every result digest (:data:`DIGESTS`) this checkout has unchanged (cases added since, as
-    each new protocol adds its own, change no earlier result)."""
+    result digests (:data:`DIGESTS`) this checkout has unchanged — all of them, or with
+    `protocols` those of the cases of these protocols (a change to one protocol's module
+    changes only its cases; one to the fabric changes every protocol's). Cases added since, as
+    each new protocol adds its own, change no earlier result."""
     import subprocess
 
     if commit == model_commit():
@@ -542,7 +652,14 @@ def results_unchanged_since(commit: str) -> str:
         return "git is not available to compare its result digests with this checkout's"
     if then.returncode != 0:
         return f"git does not know the commit or its digests ({then.stderr.strip()})"
-    changed = changed_digests(then.stdout, (root / DIGESTS).read_text())
+    now = (root / DIGESTS).read_text()
+    changed = changed_digests(then.stdout, now)
+    if changed and protocols is not None:
+        touched = changed_protocols(then.stdout, now)
+        if touched is not None and not touched & set(protocols):
+            return ""  # only other protocols' results changed
+        lines = _digest_lines(now)
+        changed = [c for c in changed if touched is None or lines[c][1] in protocols]
     if changed:
         cases = ", ".join(changed[:3]) + (" and others" if len(changed) > 3 else "")
         return f"the result digests of {cases} ({DIGESTS}) changed since: results changed"
@@ -632,7 +749,7 @@ def reproduce(
         if finished_only:
             missing = record_plan(p, store)
             if reuse_runs is not None:
-                reused = reusable_rows(Path(reuse_runs), {r.hash for r in missing})
+                reused = reusable_rows(Path(reuse_runs), {r.hash: r.spec.get("transport.protocol") for r in missing})
                 taken = set(reused["run"])
                 missing = [r for r in missing if r.hash not in taken]
             if len(missing) == planned:

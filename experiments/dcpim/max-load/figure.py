@@ -32,6 +32,9 @@ from dcsim import plot as dplot
 
 TITLE = "dcPIM Fig. 6(a): maximum sustained load by rounds r and channels k (IMC10)"
 SWEEP = None
+#: The protocols its runs use (it has no sweep to read them from): a change to another
+#: protocol's results leaves it current (`dcsim.reproduce.figure_provenance`).
+PROTOCOLS = ("dcpim",)
 SETTING = Path(__file__).resolve().parent.parent / "setting.toml"
 ROUNDS = [1, 2, 3, 4, 5]
 CHANNELS = [1, 2, 4, 8]

@@ -433,10 +433,31 @@ pub(crate) fn recorded_digests() -> BTreeMap<String, String> {
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
-            let (n, d) = l.split_once(' ').expect("`name digest` lines");
-            (n.to_string(), d.trim().to_string())
+            let mut fields = l.split_whitespace();
+            let n = fields.next().expect("`name digest protocol` lines");
+            let d = fields.next().expect("`name digest protocol` lines");
+            (n.to_string(), d.to_string())
         })
         .collect()
+}
+
+/// The protocols of the cases as `tests/digests.txt` records them (its third column), by case
+/// name: `dcsim.reproduce` reads them to tell which figures a changed digest makes stale.
+pub(crate) fn recorded_protocols() -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(digest_file()).expect("tests/digests.txt exists");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let fields: Vec<&str> = l.split_whitespace().collect();
+            (fields[0].to_string(), fields.get(2).unwrap_or(&"").to_string())
+        })
+        .collect()
+}
+
+/// A case's `transport.protocol` name.
+fn case_protocol(overrides: &[&str], trace: &std::path::Path) -> String {
+    use dcsim::choice::Choice;
+    case_spec(overrides, trace).transport.protocol.name().to_string()
 }
 
 fn run_case(overrides: &[&str], trace: &std::path::Path) -> String {
@@ -460,17 +481,31 @@ fn result_digests_are_unchanged() {
     let path = digest_file();
     if std::env::var_os("DCSIM_BLESS_DIGESTS").is_some() {
         let mut text = String::from(
-            "# SHA-256 of each digest case's flow table (crates/dcsim/tests/it/digests.rs).\n\
+            "# SHA-256 of each digest case's flow table (crates/dcsim/tests/it/digests.rs), and the\n\
+             # protocol it runs (a figure is stale when a digest of one of its protocols changes).\n\
              # Regenerate only for a change that is meant to alter results, and say why in the\n\
              # commit message: DCSIM_BLESS_DIGESTS=1 cargo test -p dcsim --test it digests\n",
         );
+        let protocols: BTreeMap<&str, String> =
+            cases().into_iter().map(|(name, o)| (name, case_protocol(&o, &trace))).collect();
         for (name, d) in &got {
-            text.push_str(&format!("{name} {d}\n"));
+            text.push_str(&format!("{name} {d} {}\n", protocols[name.as_str()]));
         }
         std::fs::write(&path, text).unwrap();
         return;
     }
     let want = recorded_digests();
+    // Each line names its case's protocol: a figure is stale only when a digest of one of its
+    // protocols changed (`dcsim.reproduce.results_unchanged_since`).
+    let protocols = recorded_protocols();
+    for (name, o) in cases() {
+        let want_protocol = case_protocol(&o, &trace);
+        assert_eq!(
+            protocols.get(name).map(String::as_str),
+            Some(want_protocol.as_str()),
+            "tests/digests.txt: case {name} names another protocol than it runs"
+        );
+    }
     let changed: Vec<&String> = got.keys().filter(|k| want.get(*k) != got.get(*k)).collect();
     let stale: Vec<&String> = want.keys().filter(|k| !got.contains_key(*k)).collect();
     assert!(
