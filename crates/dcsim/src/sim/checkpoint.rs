@@ -87,17 +87,17 @@ impl Simulation {
         };
         let write = || -> Result<(), RunError> {
             let file = File::create(&tmp).map_err(|e| io_error(&tmp, "cannot create", e))?;
+            let failed = |e: &dyn std::fmt::Display| io_error(&tmp, "cannot write", e);
             let mut out = BufWriter::with_capacity(1 << 20, file);
-            out.write_all(MAGIC).map_err(|e| io_error(&tmp, "cannot write", e))?;
+            out.write_all(MAGIC).map_err(|e| failed(&e))?;
             let cfg = config();
             bincode::serde::encode_into_std_write(&header, &mut out, cfg)
-                .map_err(|e| io_error(&tmp, "cannot write", e))?;
+                .map_err(|e| failed(&e))?;
             bincode::serde::encode_into_std_write(self.state_ref(), &mut out, cfg)
-                .map_err(|e| io_error(&tmp, "cannot write", e))?;
-            bincode::serde::encode_into_std_write(state, &mut out, cfg)
-                .map_err(|e| io_error(&tmp, "cannot write", e))?;
-            let file = out.into_inner().map_err(|e| io_error(&tmp, "cannot write", e))?;
-            file.sync_all().map_err(|e| io_error(&tmp, "cannot write", e))?;
+                .map_err(|e| failed(&e))?;
+            bincode::serde::encode_into_std_write(state, &mut out, cfg).map_err(|e| failed(&e))?;
+            let file = out.into_inner().map_err(|e| failed(&e))?;
+            file.sync_all().map_err(|e| failed(&e))?;
             std::fs::rename(&tmp, &path).map_err(|e| io_error(&path, "cannot replace", e))
         };
         write()?;
