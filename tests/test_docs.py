@@ -75,7 +75,7 @@ def test_figure_provenance_reads_every_commit_with_the_protocols_of_its_runs(tmp
         "# reproduction: x\n# commit: 133738d29494\n"
         "# reused: 16 runs from x-paper-runs.csv (commit 2747f696a93d)\n"
         "# rows: one per run, transcribed from y.csv (15 of the 18 runs, commit e980cab2461d), with hashes\n"
-        "a,b\n1,2\n"
+        "a,b\n# commit: ffffffffffff\n1,2\n"
     )
     assert rep.figure_provenance(unknown) == dict.fromkeys(["133738d29494", "2747f696a93d", "e980cab2461d"])
     # A figure without a sweep names its protocols; a model-only one has none.

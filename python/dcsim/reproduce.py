@@ -573,14 +573,15 @@ def _sweep_scales(path: Path) -> set[str]:
 
 def figure_provenance(csv_path: Path) -> dict[str, frozenset[str] | None]:
     """The model commits a committed figure CSV's numbers come from, each with the protocols of
-    the runs it made (``None``: not known, so any protocol): its ``# commit:`` line (every
+    the runs it made (``None``: not known, so any protocol), from its leading ``#`` lines: its
+    ``# commit:`` line (every
     protocol of its reproduction), the commits of runs it reused (``# reused: N runs from F
     (commit X)``: those of F's rows of commit X) or transcribed (``# rows: ... commit X``), and
     a ``data-runs`` CSV's own rows (``run`` and ``commit`` columns)."""
     import re
 
-    text = csv_path.read_text()
-    header = [line for line in text.splitlines() if line.startswith("#")]
+    lines = csv_path.read_text().splitlines()
+    header = lines[: next((i for i, line in enumerate(lines) if not line.startswith("#")), len(lines))]
     meta = {k.strip(): v.strip() for k, _, v in (line[1:].partition(":") for line in header)}
     name = meta.get("reproduction", "")
     words = meta.get("scale", "").split()

@@ -427,31 +427,29 @@ pub(crate) fn case_spec(overrides: &[&str], trace: &std::path::Path) -> Spec {
     dcsim::spec::spec_with_overrides(BASE, &overrides).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The digests recorded in `tests/digests.txt`, by case name.
-pub(crate) fn recorded_digests() -> BTreeMap<String, String> {
+/// The lines of `tests/digests.txt` by case name: its digest and the protocol it names.
+fn recorded_lines() -> BTreeMap<String, (String, String)> {
     let text = std::fs::read_to_string(digest_file()).expect("tests/digests.txt exists");
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
         .map(|l| {
-            let mut fields = l.split_whitespace();
-            let n = fields.next().expect("`name digest protocol` lines");
-            let d = fields.next().expect("`name digest protocol` lines");
-            (n.to_string(), d.to_string())
+            let mut fields = l.split_whitespace().map(str::to_string);
+            let name = fields.next().expect("`name digest protocol` lines");
+            let digest = fields.next().expect("`name digest protocol` lines");
+            (name, (digest, fields.next().unwrap_or_default()))
         })
         .collect()
 }
 
+/// The digests recorded in `tests/digests.txt`, by case name.
+pub(crate) fn recorded_digests() -> BTreeMap<String, String> {
+    recorded_lines().into_iter().map(|(name, (digest, _))| (name, digest)).collect()
+}
+
 /// The protocols of the cases as `tests/digests.txt` records them (its third column), by case
 /// name: `dcsim.reproduce` reads them to tell which figures a changed digest makes stale.
-pub(crate) fn recorded_protocols() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(digest_file()).expect("tests/digests.txt exists");
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let fields: Vec<&str> = l.split_whitespace().collect();
-            (fields[0].to_string(), fields.get(2).unwrap_or(&"").to_string())
-        })
-        .collect()
+fn recorded_protocols() -> BTreeMap<String, String> {
+    recorded_lines().into_iter().map(|(name, (_, protocol))| (name, protocol)).collect()
 }
 
 /// A case's `transport.protocol` name.
