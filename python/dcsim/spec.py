@@ -372,6 +372,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "pase.rate_control": "pase",
     "pase.pruning_queue": 4,
     "pase.rearbitrate_rtts": 1.0,
+    "pase.request_timeout_rtts": 8.0,
     "pase.base_rate_pkts_per_rtt": 1.0,
     "pase.probing": True,
     "pase.delegation": True,

@@ -1,6 +1,6 @@
 """PASE (SIGCOMM'14): which of the paper's claims hold across a reasonable range of each value
 the available text does not give (base rate, re-arbitration interval, delegation period, ECN
-threshold K, RTO, number of queues, control packet size, pruning depth).
+threshold K, RTO, number of queues, control packet size, pruning depth, request timeout).
 
 Run: ``python -m dcsim.experiments_support.pase_sensitivity [--flows N] [--jobs J]``. It writes
 ``docs/figures/pase-sensitivity.csv`` (one row per parameter value and claim: the two AFCTs or
@@ -99,6 +99,7 @@ CLAIMS: list[tuple[str, str, str, dict[str, Any], dict[str, Any], str]] = [
 PARAMETERS: list[tuple[str, list[Any]]] = [
     ("pase.base_rate_pkts_per_rtt", [0.25, 4.0]),
     ("pase.rearbitrate_rtts", [0.5, 2.0]),
+    ("pase.request_timeout_rtts", [2.0, 32.0]),
     ("pase.delegation_period_rtts", [2.0, 50.0]),
     ("dctcp.marking_threshold_bytes", [15000, 60000]),
     ("transport.min_rto_us", [1000, 50000]),

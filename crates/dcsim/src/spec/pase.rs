@@ -57,6 +57,9 @@ pub struct PaseSpec {
     pub pruning_queue: u32,
     /// Re-arbitration period, in the path's base round-trip times (1).
     pub rearbitrate_rtts: f64,
+    /// A flow keeps one request out: one not answered after this many base RTTs is sent
+    /// again, and each further miss doubles the wait, up to 64 times (8).
+    pub request_timeout_rtts: f64,
     /// Base rate of a flow not in the top queue of some link: packets per base RTT (1).
     pub base_rate_pkts_per_rtt: f64,
     /// Lowest-queue flows send a header-only probe every RTT instead of data (true); false:
@@ -85,6 +88,13 @@ pub fn resolve(p: &Section<'_>) -> Result<PaseSpec, SpecError> {
         rearbitrate_rtts: p.f64_in(
             "rearbitrate_rtts",
             1.0,
+            0.1,
+            1e4,
+            "must be a positive number of RTTs",
+        )?,
+        request_timeout_rtts: p.f64_in(
+            "request_timeout_rtts",
+            8.0,
             0.1,
             1e4,
             "must be a positive number of RTTs",

@@ -151,6 +151,21 @@ impl LinkArbitrator {
         }
     }
 
+    /// The flows in the top queue (less than the capacity's worth of demand ahead of them),
+    /// in priority order.
+    pub fn top_queue_flows(&self) -> Vec<u32> {
+        let mut ahead = 0.0;
+        let mut top = Vec::new();
+        for (&(_, flow), &d) in &self.demands {
+            if ahead >= self.capacity_bps {
+                break;
+            }
+            top.push(flow);
+            ahead += d;
+        }
+        top
+    }
+
     /// The sum of the demands ahead of `flow` (recorded with `key`), counted up to `cap` at
     /// most.
     fn demand_ahead_capped(&self, key: u64, flow: u32, cap: f64) -> f64 {

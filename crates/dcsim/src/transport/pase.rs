@@ -16,6 +16,14 @@
 //!   (§4.2). Requests repeat every `rearbitrate_rtts` base RTTs with the bytes left; a
 //!   finished flow sends a release along its path. With `arbitration = "local"` only the end
 //!   hosts arbitrate (Fig. 12a).
+//! * **Request pacing (dcsim's; the paper does not say how often a flow asks).** A flow keeps
+//!   one request out: one unanswered after `request_timeout_rtts` base RTTs is sent again, the
+//!   wait doubling per miss up to 64 times. A flow below the top queue whose answer leaves its
+//!   queue unchanged asks every 2, 4 … 64 periods, and a release reaching its destination
+//!   nudges the sources of the flows it leaves in that downlink's top queue to ask at once.
+//!   Sent open loop every base RTT, the requests of hundreds of flows waiting for one
+//!   destination took its whole downlink from the data (a 300-flow incast on a 4-host star
+//!   finished no flow in 650 ms; `docs/model.md`).
 //! * **Early pruning (§4.3.1).** A request whose queue so far is `pruning_queue` or deeper
 //!   stops at the first switch arbitrator that finds so, which answers it: the links above
 //!   never hear of low-priority flows.
@@ -68,6 +76,13 @@ pub const REQUEST: PacketKind = PacketKind::control(1);
 pub const RESPONSE: PacketKind = PacketKind::control(2);
 /// A finished flow's release, along its path (its header counts the switches visited).
 pub const RELEASE: PacketKind = PacketKind::control(3);
+/// From a destination to the source of a flow a release moved into its downlink's top queue:
+/// ask now.
+pub const NUDGE: PacketKind = PacketKind::control(4);
+
+/// A waiting flow's request period grows to at most 2^this periods, and a lost request's wait
+/// to at most 2^this timeouts.
+const MAX_BACKOFF: u8 = 6;
 
 /// The arbitration header of a request or response: the request's number (16 bits), the
 /// queue and the reference rate collected so far, and the switches visited (8 bits).
@@ -93,9 +108,11 @@ impl ArbHeader {
     }
 }
 
-/// True if request number `a` is newer than `b` (16-bit sequence space).
-fn newer(a: u16, b: u16) -> bool {
-    a != b && a.wrapping_sub(b) < 0x8000
+/// The full number of the request whose low 16 bits (the wire's) are `wire`, given the
+/// latest request sent, `latest`: answers come only to requests already sent, and a flow has
+/// at most a few out, so the one at or below `latest` with those bits is it.
+fn request_number(latest: u32, wire: u16) -> u32 {
+    latest.saturating_sub(u32::from((latest as u16).wrapping_sub(wire)))
 }
 
 crate::transport_events! {
@@ -125,6 +142,8 @@ pub struct PaseParams {
     pub pruning_queue: u8,
     /// Re-arbitration period in base RTTs.
     pub rearbitrate_rtts: f64,
+    /// An unanswered request is sent again after this many base RTTs (doubling per miss).
+    pub request_timeout_rtts: f64,
     /// Base rate in packets per base RTT.
     pub base_rate_pkts_per_rtt: f64,
     /// Lowest-queue flows probe instead of sending data.
@@ -175,9 +194,21 @@ struct PaseFlow {
     dst: u32,
     deadline: SimTime,
     plan: usize,
-    /// The latest request's number, and the newest answered.
-    request: u16,
-    answered: u16,
+    /// The latest request's number, and the newest answered (the wire carries their low 16
+    /// bits: [`request_number`]).
+    request: u32,
+    answered: u32,
+    /// When the latest request was sent.
+    request_sent: SimTime,
+    /// Requests missed in a row: the next resend waits 2^this timeouts.
+    missed: u8,
+    /// The queue of the latest answer applied.
+    queue: u8,
+    /// Answers in a row that left the flow in the same queue below the top (capped at
+    /// [`MAX_BACKOFF`]): it asks every 2^this periods.
+    unchanged: u8,
+    /// Periods to let pass before the next request.
+    skip: u8,
     held: bool,
     /// A probe is out and not yet answered (one at a time: a probe stuck behind
     /// higher-priority traffic must not be joined by more).
@@ -254,8 +285,9 @@ pub struct PaseTransport {
     /// Sprayed plans by `src · hosts + dst` (`u32::MAX`: not computed yet): the partitioned
     /// model looks a plan up at every arbitrator a control packet visits.
     sprayed_plan_of: Vec<u32>,
-    /// Arbitrators forget a flow not refreshed for this long: three re-arbitration periods of
-    /// the longest path seen.
+    /// Arbitrators forget a flow not refreshed for this long: three times the longest a
+    /// waiting flow goes without asking (64 periods, or a request timeout if longer) on the
+    /// longest path seen.
     expiry: SimTime,
     /// The longest base RTT seen.
     longest_rtt: SimTime,
@@ -271,6 +303,12 @@ pub struct PaseTransport {
     delegating: bool,
     /// Flows active now.
     active_flows: u32,
+    /// At a destination: the source and wire slot of each flow that asked it (a release's
+    /// nudges go to them), until its release arrives.
+    requesters: HashMap<u32, (u32, u32)>,
+    /// At a source: the slot of each of its active flows (a finished flow's source lets the
+    /// flows it leaves in its uplink's top queue ask at their next period).
+    slot_of: HashMap<u32, u32>,
     /// What arbitration cost.
     stats: ArbitrationStats,
 }
@@ -286,6 +324,8 @@ pub struct ArbitrationStats {
     pub switch_messages: u64,
     /// Requests answered early by a switch arbitrator (early pruning).
     pub pruned: u64,
+    /// Nudges destinations sent after a release.
+    pub nudges: u64,
 }
 
 impl PaseTransport {
@@ -316,6 +356,8 @@ impl PaseTransport {
             reported_demand: HashMap::new(),
             delegating: false,
             active_flows: 0,
+            requesters: HashMap::new(),
+            slot_of: HashMap::new(),
             stats: ArbitrationStats::default(),
         }
     }
@@ -377,8 +419,10 @@ impl PaseTransport {
         let fwd = crate::metrics::path_hops(net, src, dst, false);
         let rev = crate::metrics::path_hops(net, dst, src, false);
         let base_rtt = crate::metrics::ideal_fct(crate::units::MSS_BYTES as u64, &fwd, &rev);
-        let period = base_rtt.as_ps() as f64 * self.params.rearbitrate_rtts;
-        self.expiry = self.expiry.max(SimTime((3.0 * period).round() as u64));
+        let rtt = base_rtt.as_ps() as f64;
+        let period = rtt * self.params.rearbitrate_rtts;
+        let quiet = (period * f64::from(1u32 << MAX_BACKOFF)).max(rtt * self.params.request_timeout_rtts);
+        self.expiry = self.expiry.max(SimTime((3.0 * quiet).round() as u64));
         self.longest_rtt = self.longest_rtt.max(base_rtt);
         self.plans.push(PathPlan { stages, base_rtt });
         self.plan_of.insert(key, self.plans.len() - 1);
@@ -539,6 +583,43 @@ impl PaseTransport {
         }
     }
 
+    /// After a flow of path `plan` finished at its source: the source's flows now in the top
+    /// queue of its uplink (or of another link it arbitrates) ask at their next period, not
+    /// after a backed-off wait. The source knows at once; no packet is needed.
+    fn wake_local(&mut self, plan: usize) {
+        for i in 0..self.plans[plan].stages.len() {
+            let (link, at) = self.plans[plan].stages[i];
+            if at != At::Source {
+                continue;
+            }
+            for flow in self.arbitrators[link as usize].top_queue_flows() {
+                if let Some(&slot) = self.slot_of.get(&flow) {
+                    let fl = &mut self.flows[slot as usize];
+                    (fl.unchanged, fl.skip) = (0, 0);
+                }
+            }
+        }
+    }
+
+    /// After a release at destination `dst`: each flow now in the top queue of a link of
+    /// `plan` arbitrated there (its downlink) hears it may ask at once, rather than at its
+    /// next, possibly backed-off, request.
+    fn nudge(&mut self, plan: usize, dst: u32, fab: &mut Fabric) {
+        let now = fab.now();
+        for i in 0..self.plans[plan].stages.len() {
+            let (link, at) = self.plans[plan].stages[i];
+            if at != At::Destination {
+                continue;
+            }
+            for flow in self.arbitrators[link as usize].top_queue_flows() {
+                let Some(&(src, wire)) = self.requesters.get(&flow) else { continue };
+                self.stats.nudges += 1;
+                let nudge = Packet::new(NUDGE, flow, wire, dst, src, 0, self.params.control_bytes, now);
+                fab.inject(dst, nudge);
+            }
+        }
+    }
+
     /// A control packet of flow `slot` (its entry here; the packet carries its slot on the
     /// wire).
     fn control(&self, kind: PacketKind, slot: u32, from: u32, to: u32, now: SimTime) -> Packet {
@@ -613,8 +694,9 @@ impl PaseTransport {
         let local = self.arbitrate(slot, At::Source, UNCONSTRAINED, fab.now());
         self.stats.requests += 1;
         let fl = &mut self.flows[slot as usize];
-        fl.request = fl.request.wrapping_add(1);
-        let header = ArbHeader { seq: fl.request, visits: 0, answer: local }.pack();
+        fl.request += 1;
+        fl.request_sent = fab.now();
+        let header = ArbHeader { seq: fl.request as u16, visits: 0, answer: local }.pack();
         let (src, dst) = (fl.src, fl.dst);
         let mut p = Packet {
             header,
@@ -642,6 +724,7 @@ impl PaseTransport {
         }
         let hold = self.params.reference_rate && self.params.probing && a.queue == lowest;
         let fl = &mut self.flows[slot as usize];
+        fl.queue = a.queue;
         let was_held = std::mem::replace(&mut fl.held, hold);
         if hold && !was_held {
             self.window.hold(slot, true, fab);
@@ -684,6 +767,7 @@ impl HostTransport for PaseTransport {
             ..PaseFlow::default()
         };
         let gen = fl.gen;
+        self.slot_of.insert(f.id, slot);
         self.active_flows += 1;
         self.start_delegation(fab);
         self.apply(slot, local, fab);
@@ -694,7 +778,7 @@ impl HostTransport for PaseTransport {
 
     fn on_packet(&mut self, id: PacketId, fab: &mut Fabric) -> Option<Completion> {
         let p = *fab.pool.get(id);
-        if !matches!(p.kind, REQUEST | RESPONSE | RELEASE) {
+        if !matches!(p.kind, REQUEST | RESPONSE | RELEASE | NUDGE) {
             let local = if p.kind == PacketKind::ACK { self.local_slot(p.slot) } else { None };
             if let Some(slot) = local {
                 if let Some(fl) = self.flows.get_mut(slot as usize).filter(|f| f.id == p.flow) {
@@ -709,6 +793,8 @@ impl HostTransport for PaseTransport {
             self.active_flows -= 1;
             let (src, dst, plan) = (fl.src, fl.dst, fl.plan);
             self.release(p.flow, plan, At::Source);
+            self.slot_of.remove(&p.flow);
+            self.wake_local(plan);
             // The release carries its path's plan: the slot may hold another flow by the
             // time it arrives.
             let rel = Packet {
@@ -726,20 +812,43 @@ impl HostTransport for PaseTransport {
                 // Releases name the flow and its plan, whatever its slot holds now.
                 let plan = self.release_plan(&p, fab);
                 self.release(p.flow, plan, At::Destination);
+                self.requesters.remove(&p.flow);
+                self.nudge(plan, p.dst, fab);
             }
             REQUEST => {
                 // The destination arbitrates its downlink and answers the source.
                 let (flow, plan, key) = self.far_view(&p, fab)?;
+                self.requesters.insert(flow, (p.src, p.slot));
                 let mut h = ArbHeader::unpack(p.header);
                 h.answer = self.arbitrate_key(flow, plan, key, At::Destination, h.answer, now);
                 fab.inject(p.dst, self.response(&p, h.pack(), now));
             }
+            NUDGE => {
+                let slot = self.local_slot(p.slot)?;
+                let fl = self.flows.get_mut(slot as usize)?;
+                if fl.id == p.flow && fl.active {
+                    // The destination's downlink has room for it now: ask at once, and at
+                    // every period after, whatever is out.
+                    (fl.unchanged, fl.skip, fl.missed) = (0, 0, 0);
+                    self.request(slot, fab);
+                }
+            }
             _ => {
                 let slot = self.local_slot(p.slot)?;
-                let fl = self.flows.get(slot as usize)?;
+                let fl = self.flows.get_mut(slot as usize)?;
                 let h = ArbHeader::unpack(p.header);
-                if fl.id == p.flow && fl.active && newer(h.seq, fl.answered) {
-                    self.flows[slot as usize].answered = h.seq;
+                let number = request_number(fl.request, h.seq);
+                if fl.id == p.flow && fl.active && number > fl.answered {
+                    fl.answered = number;
+                    fl.missed = 0;
+                    if h.answer.queue > 0 && h.answer.queue == fl.queue {
+                        // Still waiting where it was: ask half as often, down to every 64
+                        // periods (a release nudges it sooner).
+                        fl.unchanged = (fl.unchanged + 1).min(MAX_BACKOFF);
+                        fl.skip = (1u8 << fl.unchanged) - 1;
+                    } else {
+                        (fl.unchanged, fl.skip) = (0, 0);
+                    }
                     self.apply(slot, h.answer, fab);
                 }
             }
@@ -758,7 +867,20 @@ impl HostTransport for PaseTransport {
                     return;
                 }
                 let rtt = self.plans[fl.plan].base_rtt;
-                self.request(slot, fab);
+                let fl = &mut self.flows[slot as usize];
+                if fl.answered < fl.request {
+                    // One request out: sent again only once it is overdue.
+                    let timeout = rtt.as_ps() as f64 * self.params.request_timeout_rtts;
+                    let wait = SimTime((timeout * f64::from(1u32 << fl.missed)).round() as u64);
+                    if fab.now() >= fl.request_sent + wait {
+                        fl.missed = (fl.missed + 1).min(MAX_BACKOFF);
+                        self.request(slot, fab);
+                    }
+                } else if fl.skip > 0 {
+                    fl.skip -= 1;
+                } else {
+                    self.request(slot, fab);
+                }
                 let period =
                     SimTime((rtt.as_ps() as f64 * self.params.rearbitrate_rtts).round() as u64);
                 fab.schedule(fab.now() + period, PaseEvent::Rearbitrate(slot, gen).encode());
@@ -795,6 +917,7 @@ impl HostTransport for PaseTransport {
             ("arbitration_requests", s.requests),
             ("arbitration_switch_messages", s.switch_messages),
             ("arbitration_pruned", s.pruned),
+            ("arbitration_nudges", s.nudges),
         ]
     }
 
@@ -868,6 +991,7 @@ impl Protocol for PaseProtocol {
             reference_rate: p.rate_control == PaseRateControl::Pase,
             pruning_queue: p.pruning_queue as u8,
             rearbitrate_rtts: p.rearbitrate_rtts,
+            request_timeout_rtts: p.request_timeout_rtts,
             base_rate_pkts_per_rtt: p.base_rate_pkts_per_rtt,
             probing: p.probing,
             host_rate: spec.topology.host_rate(),
@@ -916,6 +1040,10 @@ mod tests {
             answer: Assignment { queue: 7, rate_bps: 1.25e9 },
         };
         assert_eq!(ArbHeader::unpack(h.pack()), h);
-        assert!(newer(0, 65535) && !newer(65535, 0) && !newer(3, 3));
+        // Full request numbers from the wire's 16 bits, past a wrap and at the start.
+        assert_eq!(request_number(65_537, 65_535), 65_535);
+        assert_eq!(request_number(65_537, 1), 65_537);
+        assert_eq!(request_number(200_000, 200_000u32 as u16), 200_000);
+        assert_eq!(request_number(3, 1), 1);
     }
 }

@@ -2,6 +2,8 @@
 //! are real and accounted for (the invariants checked by `run` include them).
 
 use super::common::*;
+use dcsim::fabric::LossRule;
+use dcsim::transport::pase::REQUEST;
 
 const STAR: &str = "[topology]\nkind = \"star\"\nhosts = 3\n[transport]\nprotocol = \"pase\"\n";
 
@@ -68,9 +70,10 @@ fn on_one_link_the_short_flow_has_the_line_rate_and_the_long_one_probes_until_pr
     //   back at 12.064 + 0.2 + 0.032 + 0.2 = 12.496 µs: the ideal 12.432 plus the two
     //   requests' 64 ns.
     // * Flow 1 learns it is alone at its first re-arbitration, 10 × 1.632 = 16.32 µs: request
-    //   16.32-16.352, at host 1 at 16.552, response 16.552-16.584, back at 16.784. Promoted to
-    //   queue 0 at 10 Gbps, it sends from its first packet (it sent none before, probes carry no
-    //   data): 20 packets back to back end at 16.784 + 24 = 40.784, plus one re-arbitration
+    //   16.32-16.352, at host 1 at 16.552, response 16.552-16.584, back at 16.784. (Its first answer, back at about 2.9 µs, left it in queue 1, which alone would make it
+    //   skip a period; flow 0's end at their common source, 12.5 µs, lets it ask at the next.)
+    //   Promoted to queue 0 at 10 Gbps, it sends from its first packet (it sent none before,
+    //   probes carry no data): 20 packets back to back end at 16.784 + 24 = 40.784, plus one re-arbitration
     //   request (32.64 µs) between them: 40.816; the last ACK is back at 41.248 µs.
     let spec = "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pase\"\n\
                 [pase]\nqueues = 2\nrearbitrate_rtts = 10\n";
@@ -95,8 +98,12 @@ fn delegation_keeps_requests_at_the_racks() {
     // demand report and a share answer for each of the two delegated links when the racks
     // first know them (a lone rack's share is the whole link: its flow need not ask again)
     // and at the first periodic resize (after 10 base RTTs); the later ones (20 and 30) find
-    // no demand changed and cost nothing. The flow ends about 32 base RTTs after it starts. The last release is still in flight when the
-    // run ends. Delegated shares leave a lone flow the whole link: the same FCT.
+    // no demand changed and cost nothing. The flow ends about 32 base RTTs after it starts; a
+    // flow keeps one request out, and each of its requests queues behind its own window of
+    // data at the source (both in the top queue), so an answer comes back after the next period
+    // has passed and the flow asks at every other period or so: 18 requests. The last release
+    // is still in flight when the run ends. Delegated shares leave a lone flow the whole link:
+    // the same FCT.
     let counters = |delegation: bool| {
         let spec = format!(
             "[topology]\nkind = \"fat-tree\"\nk = 4\n[transport]\nprotocol = \"pase\"\n\
@@ -109,8 +116,47 @@ fn delegation_keeps_requests_at_the_racks() {
     let (fct_on, on) = counters(true);
     assert_eq!(fct_on, fct_off);
     let requests = off["arbitration_requests"];
-    assert_eq!(requests, 32);
+    assert_eq!(requests, 18);
     assert_eq!(on["arbitration_requests"], requests);
     assert_eq!(off["arbitration_switch_messages"], 4 * requests);
     assert_eq!(on["arbitration_switch_messages"], 2 * requests + 2 * 2 * (1 + 1));
+}
+
+#[test]
+fn a_lost_request_is_sent_again_after_its_timeout_and_the_wait_doubles() {
+    // The two flows of the test above, re-arbitrating every base RTT (1.632 µs). Flow 0 ends
+    // at 12.624 µs at the source they share, which lets flow 1 (held in queue 1) ask at the
+    // next period, 8 × 1.632 = 13.056 µs: promoted then, it ends at 38.2408 µs.
+    // Now flow 1's first two requests are dropped at its source's port. A flow keeps one
+    // request out: the periodic clock sends none while it is unanswered and resends it once
+    // it is 8 base RTTs old (13.056 µs: lost again), then 16 base RTTs after that (39.168 µs),
+    // the first answered. Everything after the answered request is as before, 16 periods
+    // later: flow 1 ends exactly 26.112 µs later.
+    let spec =
+        "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pase\"\n[pase]\nqueues = 2\n";
+    let rows = ["0,0,1,14600,0", "1,0,1,29200,0"];
+    let on_time = run(spec_with_trace(spec, &rows), &[]);
+    assert_eq!(fct_ps(&on_time, 0), ns(12_624), "the ideal 12.432 µs and six requests of 32 ns");
+    assert_eq!(fct_ps(&on_time, 1), 38_240_800);
+    let lost = LossRule { flow: 1, seq: 0, kind: REQUEST, hop: 0, count: 2 };
+    let late = run(spec_with_trace(spec, &rows), &[lost]);
+    assert_eq!(fct_ps(&late, 1), fct_ps(&on_time, 1) + ns(16 * 1632));
+}
+
+#[test]
+fn a_destination_with_hundreds_of_waiting_flows_still_gets_their_data() {
+    // 300 flows of 10 packets from hosts 1-3 to host 0 of a 4-host star (10 Gbps, default
+    // PASE), all at time 0: host 0's downlink has 3,000 packets of work, 3.6 ms. Requests sent
+    // open loop every base RTT (a few µs here), 300 flows' 40-byte requests and the answers'
+    // probes filled that downlink and its buffer, and no flow finished in 650 ms. With one
+    // request out per flow, waiting flows asking ever less often and releases nudging the
+    // next flows, the incast ends within a quarter of its work.
+    let rows: Vec<String> = (0..300).map(|i| format!("{i},{},0,14600,0", 1 + i % 3)).collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let spec = "[topology]\nkind = \"star\"\nhosts = 4\n[transport]\nprotocol = \"pase\"\n";
+    let out = run(spec_with_trace(spec, &rows), &[]);
+    assert_eq!(out.summary.flows_completed, 300);
+    let last = (0..300).map(|i| fct_ps(&out, i)).max().unwrap();
+    let work = ns(3_000 * PKT_NS);
+    assert!(last <= work + work / 4, "the incast took {last} ps for {work} ps of work");
 }
