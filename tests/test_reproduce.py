@@ -196,6 +196,82 @@ def test_rows_of_an_earlier_sitting_stand_in_for_missing_runs(experiments, tmp_p
     assert "sets no PER_RUN" in refused("--finished-only", "--reuse-runs", kept)
 
 
+def _per_run_module(data):
+    """A stand-in figure module with `data` and PER_RUN, for the per-run checks."""
+    import types
+
+    return types.SimpleNamespace(__name__="fake", data=data, KEYS=["load"], PER_RUN=True)
+
+
+def _fake_runs():
+    import pandas as pd
+
+    return pd.DataFrame(
+        {
+            "run": ["a", "b", "c", "d"],
+            "seed": [1, 1, 2, 2],
+            "protocol": ["x", "y", "x", "y"],
+            "load": [0.5, 0.6, 0.5, 0.6],
+            "mean_slowdown": [1.5, 2.0, 1.25, 4.0],
+        }
+    )
+
+
+def test_a_per_run_figure_whose_rows_mix_runs_is_refused(tmp_path):
+    """PER_RUN promises that data() of a seed's runs together is the rows of each run alone
+    (rows kept from one sitting stand in for runs of another): the reproduction checks it, and
+    a figure that normalises one run by another is refused, naming the seed."""
+    from dcsim import reproduce as rep
+
+    def per_run(runs):
+        return runs[["protocol", "load", "mean_slowdown"]].reset_index(drop=True)
+
+    def relative(runs):  # each run against the seed's first: rows depend on the other runs
+        d = per_run(runs)
+        d["mean_slowdown"] = d["mean_slowdown"] / d["mean_slowdown"].iloc[0]
+        return d
+
+    runs = _fake_runs()
+    for data, ok in ((per_run, True), (relative, False)):
+        mod = _per_run_module(data)
+        fd = rep.figure_data(mod, runs, tmp_path)
+        by_run = rep.run_rows(mod, runs, tmp_path, "abc")
+        if ok:
+            rep.check_per_run(mod, fd, by_run)
+        else:
+            with pytest.raises(ValueError, match="sets PER_RUN, but data\\(\\) of seed 1's runs together"):
+                rep.check_per_run(mod, fd, by_run)
+
+
+def test_a_run_a_figure_draws_nothing_from_is_kept_as_done(tmp_path):
+    """Figures share sweeps (pHost Fig. 3 plots the load 0.6 runs of Figs. 3-6's): a run whose
+    rows are empty for this figure keeps a row of its hash, seed and commit in data-runs.csv,
+    so that a later sitting counts it done, and the figure draws nothing from that row."""
+    from dcsim import reproduce as rep
+
+    def at_half_load(runs):
+        d = runs[["protocol", "load", "mean_slowdown"]]
+        return d[(d.load - 0.5).abs() < 1e-9].reset_index(drop=True)
+
+    mod = _per_run_module(at_half_load)
+    runs = _fake_runs()
+    by_run = rep.run_rows(mod, runs, tmp_path, "abc")
+    assert sorted(by_run.run) == ["a", "b", "c", "d"]
+    marks = by_run[by_run.protocol.isna()]
+    assert sorted(marks.run) == ["b", "d"] and marks["mean_slowdown"].isna().all()
+    drawn = rep.drawn_rows(by_run)
+    assert sorted(drawn.run) == ["a", "c"]
+    rep.check_per_run(mod, rep.figure_data(mod, runs, tmp_path), by_run)
+    # Written and read back, as a later sitting reads it: the same two rows are drawn, and all
+    # four runs stand in for missing ones.
+    path = tmp_path / "data-runs.csv"
+    rep.write_data_csv(path, by_run, {"reproduction": "fake"}, float_format=None)
+    back, _ = rep.read_data_csv(path)
+    assert sorted(back.run) == ["a", "b", "c", "d"] and sorted(rep.drawn_rows(back).run) == ["a", "c"]
+    fd = rep.figure_data(mod, runs.iloc[0:0], tmp_path, reused=back)
+    assert sorted(fd.per_seed.mean_slowdown) == [1.25, 1.5]
+
+
 def test_kept_rows_are_taken_only_from_a_model_with_the_same_results():
     """--reuse-runs takes rows of a commit only when every result digest recorded then is
     unchanged now: a changed or removed case refuses them, a case added since does not."""

@@ -417,7 +417,7 @@ def figure_data(mod: ModuleType, runs: Any, store: Path, reused: Any = None, sca
     frames = []
     for seed in seeds:
         mine = data(groups[seed]).reset_index(drop=True) if seed in groups else None
-        theirs = reused[reused["seed"] == seed].drop(columns=list(RUN_COLUMNS))
+        theirs = drawn_rows(reused[reused["seed"] == seed]).drop(columns=list(RUN_COLUMNS))
         frames.append(_in_key_order(mod, _joined(mine, theirs)))
     return FigureData.of(mod, frames, seeds)
 
@@ -471,18 +471,54 @@ RUN_COLUMNS = ("run", "seed", "commit")
 
 def run_rows(mod: ModuleType, runs: Any, store: Path, commit: str) -> Any:
     """A ``PER_RUN`` figure's rows of each run alone (``data()`` called on one run at a time),
-    with the run's hash, its seed and `commit`: what ``data-runs.csv`` keeps."""
+    with the run's hash, its seed and `commit`: what ``data-runs.csv`` keeps. A run the figure
+    draws nothing from (figures share sweeps: pHost Fig. 3 plots the load 0.6 runs of Figs.
+    3-6's sweep) keeps one row with only those three columns, so that a later sitting reusing
+    the file knows the run is done (:func:`drawn_rows` leaves such rows out of the figure)."""
     import pandas as pd
 
     frames = []
     for seed, group in _seed_groups(runs, store):
         for i in range(len(group)):
             one = group.iloc[[i]].reset_index(drop=True)
-            frames.append(_data(mod, one, store).assign(run=one["run"].iloc[0], seed=seed, commit=commit))
+            rows = _data(mod, one, store)
+            marks = {"run": one["run"].iloc[0], "seed": seed, "commit": commit}
+            frames.append(rows.assign(**marks) if len(rows) else pd.DataFrame([marks]))
     if not frames:
         return pd.DataFrame(columns=list(RUN_COLUMNS))
     out = pd.concat(frames, ignore_index=True)
     return out[[*RUN_COLUMNS, *[c for c in out.columns if c not in RUN_COLUMNS]]]
+
+
+def drawn_rows(rows: Any) -> Any:
+    """The rows of a ``data-runs.csv`` frame that the figure draws: without the rows that only
+    mark a run the figure draws nothing from (:func:`run_rows`)."""
+    data_columns = [c for c in rows.columns if c not in RUN_COLUMNS]
+    if not data_columns:
+        return rows.iloc[0:0]
+    return rows[rows[data_columns].notna().any(axis=1)].reset_index(drop=True)
+
+
+def check_per_run(mod: ModuleType, fd: FigureData, by_run: Any) -> None:
+    """A ``PER_RUN`` figure's rows, computed from all of a seed's runs at once (`fd`), must be
+    those of its runs one at a time (`by_run`, :func:`run_rows`): otherwise rows kept from one
+    sitting could not stand in for runs of another. Raises ``ValueError`` naming the first seed
+    whose rows differ."""
+    import pandas as pd
+
+    name = getattr(mod, "__name__", "figure")
+    alone = drawn_rows(by_run)
+    for seed, together in fd.per_seed.groupby("seed", sort=True):
+        mine = _in_key_order(mod, together.drop(columns="seed").reset_index(drop=True))
+        theirs = alone[alone["seed"] == seed].drop(columns=list(RUN_COLUMNS))
+        theirs = _in_key_order(mod, _joined(mine.iloc[0:0], theirs))
+        try:
+            pd.testing.assert_frame_equal(mine, theirs, check_dtype=False, check_categorical=False)
+        except AssertionError as e:
+            raise ValueError(
+                f"{name} sets PER_RUN, but data() of seed {seed}'s runs together is not the rows of each "
+                f"run alone: {str(e).splitlines()[0]}"
+            ) from None
 
 
 def reusable_rows(path: Path, wanted: Mapping[str, str]) -> Any:
@@ -778,6 +814,10 @@ def reproduce(
             runs = load(store)
         fd = figure_data(mod, runs, store, reused, scale)
         by_run = run_rows(mod, runs, store, model_commit()) if per_run and runs is not None else None
+        if by_run is not None and runs is not None and not runs.empty:
+            # Checked on the store's runs alone (the reused rows cannot be computed again).
+            alone = fd if reused is None or reused.empty else figure_data(mod, runs, store, None, scale)
+            check_per_run(mod, alone, by_run)
     seeds = fd.seeds if spec_path is not None or fd.seeds else getattr(mod, "SEEDS", None)
     produced = provenance(name, scale, seeds)
     if missing:

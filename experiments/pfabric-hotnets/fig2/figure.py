@@ -12,6 +12,10 @@ from dcsim.experiments_support import pfabric_hotnets as hn
 TITLE = "pFabric HotNets'12 Fig. 2: overall average normalized FCT (54-host fat-tree)"
 #: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
 KEYS = hn.KEYS
+#: Each row comes from one run (data() computes a run's rows from that run alone; the reproduction
+#: checks it), so rows of runs done in an earlier sitting can stand in for runs missing from the
+#: store (`dcsim reproduce --finished-only --reuse-runs`): paper-scale seeds accumulate over sittings.
+PER_RUN = True
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

@@ -11,6 +11,10 @@ from dcsim.experiments_support import phost as ph
 TITLE = "pHost Fig. 10: mean slowdown vs per-port buffer (data mining, load 0.6)"
 #: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
 KEYS = ["buffer_bytes", "buffer_kb"]
+#: Each row comes from one run (data() computes a run's rows from that run alone; the reproduction
+#: checks it), so rows of runs done in an earlier sitting can stand in for runs missing from the
+#: store (`dcsim reproduce --finished-only --reuse-runs`): paper-scale seeds accumulate over sittings.
+PER_RUN = True
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

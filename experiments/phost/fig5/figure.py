@@ -13,6 +13,10 @@ from dcsim.experiments_support import phost as ph
 TITLE = "pHost Fig. 5: the three protocols across metrics (load 0.6 unless shown)"
 #: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
 KEYS = ["load"]
+#: Each row comes from one run (data() computes a run's rows from that run alone; the reproduction
+#: checks it), so rows of runs done in an earlier sitting can stand in for runs missing from the
+#: store (`dcsim reproduce --finished-only --reuse-runs`): paper-scale seeds accumulate over sittings.
+PER_RUN = True
 SWEEP = "../fig3/sweep.toml"
 HOPS = {"source_nic": "NIC", "tor_uplink": "ToR up", "core": "core", "tor_downlink": "ToR down"}
 

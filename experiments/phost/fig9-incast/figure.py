@@ -12,6 +12,10 @@ from dcsim.experiments_support import phost as ph
 TITLE = "pHost Fig. 9(c-d): incast, 100 MB per request from N senders"
 #: With the non-numeric columns, what identifies a row of data(); the others are averaged over seeds.
 KEYS = ["senders"]
+#: Each row comes from one run (data() computes a run's rows from that run alone; the reproduction
+#: checks it), so rows of runs done in an earlier sitting can stand in for runs missing from the
+#: store (`dcsim reproduce --finished-only --reuse-runs`): paper-scale seeds accumulate over sittings.
+PER_RUN = True
 
 #: Bytes a packet adds to its payload on the wire (docs/metrics.md, "Ideal FCT").
 HEADER_BYTES = 40
