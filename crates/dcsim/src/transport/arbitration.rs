@@ -28,9 +28,13 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// Hashes a flow id with one multiplication (Fibonacci hashing): every arbitration looks a
 /// flow up two or three times per link, and the standard library's SipHash took 8 % of a PASE
 /// run's instructions (callgrind, web search at load 0.8). Flow ids are not chosen by an
-/// adversary, and nothing iterates the map, so its order cannot reach a result.
+/// adversary, and nothing iterates these maps (the arbitrators' and PASE's per-request tables),
+/// so their order cannot reach a result.
 #[derive(Default)]
-struct FlowIdHasher(u64);
+pub struct FlowIdHasher(u64);
+
+/// A map keyed by flow id, hashed with [`FlowIdHasher`].
+pub type FlowMap<V> = HashMap<u32, V, BuildHasherDefault<FlowIdHasher>>;
 
 impl Hasher for FlowIdHasher {
     fn finish(&self) -> u64 {
@@ -80,7 +84,7 @@ pub struct LinkArbitrator {
     /// Demands by (key, flow): iteration order is priority order.
     demands: BTreeMap<(u64, u32), f64>,
     /// Each flow's current key (to move it when its key changes) and last refresh.
-    keys: HashMap<u32, (u64, SimTime), BuildHasherDefault<FlowIdHasher>>,
+    keys: FlowMap<(u64, SimTime)>,
     /// (last refresh, flow), oldest first: expiry pops from the front.
     refreshed: BTreeSet<(SimTime, u32)>,
     /// The sum of the recorded demands.

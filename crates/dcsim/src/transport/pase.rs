@@ -55,7 +55,7 @@
 //! partition's delegation clock also runs while one of its virtual links holds a flow (which
 //! may come from another partition).
 
-use super::arbitration::{Assignment, LinkArbitrator};
+use super::arbitration::{Assignment, FlowMap, LinkArbitrator};
 use super::dctcp::Dctcp;
 use super::window::{CongestionControl, FlowCtx, Window, WindowParams, WindowTransport};
 use super::{
@@ -305,10 +305,10 @@ pub struct PaseTransport {
     active_flows: u32,
     /// At a destination: the source and wire slot of each flow that asked it (a release's
     /// nudges go to them), until its release arrives.
-    requesters: HashMap<u32, (u32, u32)>,
+    requesters: FlowMap<(u32, u32)>,
     /// At a source: the slot of each of its active flows (a finished flow's source lets the
     /// flows it leaves in its uplink's top queue ask at their next period).
-    slot_of: HashMap<u32, u32>,
+    slot_of: FlowMap<u32>,
     /// What arbitration cost.
     stats: ArbitrationStats,
 }
@@ -356,8 +356,8 @@ impl PaseTransport {
             reported_demand: HashMap::new(),
             delegating: false,
             active_flows: 0,
-            requesters: HashMap::new(),
-            slot_of: HashMap::new(),
+            requesters: FlowMap::default(),
+            slot_of: FlowMap::default(),
             stats: ArbitrationStats::default(),
         }
     }
