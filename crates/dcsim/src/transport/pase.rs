@@ -827,8 +827,8 @@ impl HostTransport for PaseTransport {
                 let slot = self.local_slot(p.slot)?;
                 let fl = self.flows.get_mut(slot as usize)?;
                 if fl.id == p.flow && fl.active {
-                    // The destination's downlink has room for it now: ask at once, and at
-                    // every period after, whatever is out.
+                    // The destination's downlink has room for it now: ask at once (even with
+                    // a request out, whose answer may predate the release), then every period.
                     (fl.unchanged, fl.skip, fl.missed) = (0, 0, 0);
                     self.request(slot, fab);
                 }
