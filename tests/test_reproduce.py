@@ -915,3 +915,18 @@ def test_a_per_seed_figures_comparison_is_each_seeds():
     assert len(seeds) == 3 and [set(d.seed) for d in per_seed] == [{int(s)} for s in seeds]
     text = rep.comparison(name, per_seed, "quick", produced=produced)
     assert "(n = 3)" in text and "(n = 1, no interval)" not in text
+
+
+def test_a_figure_whose_points_have_fewer_seeds_says_so_under_it():
+    """A partial figure (seeds added over sittings) averages some points over fewer seeds than
+    others: the line under it says how many, not "mean of 3 seeds"."""
+    import pandas as pd
+
+    from dcsim import reproduce as rep
+
+    mod = _per_run_module(lambda runs: runs)
+    full = pd.DataFrame({"protocol": ["x", "y"], "load": [0.5, 0.5], "v": [1.0, 2.0]})
+    fd = rep.FigureData.of(mod, [full, full.assign(v=[1.5, 2.5])], [1, 2])
+    assert fd.caption().startswith("mean of 2 seeds; bars")
+    fd = rep.FigureData.of(mod, [full, full.iloc[:1]], [1, 2])
+    assert fd.caption().startswith("mean of 1-2 seeds per point (a partial figure); bars")

@@ -374,7 +374,9 @@ class FigureData:
             return f"each of {n} seeds drawn" if n > 1 else "1 seed"
         if n == 1:
             return "1 seed: no confidence interval"
-        return f"mean of {n} seeds; bars: 95 % confidence interval (Student t over seeds)"
+        fewest = int(self._aggregated()["n_seeds"].min())
+        seeds = f"{n} seeds" if fewest == n else f"{fewest}-{n} seeds per point (a partial figure)"
+        return f"mean of {seeds}; bars: 95 % confidence interval (Student t over seeds)"
 
 
 def wants_store(mod: ModuleType) -> bool:
