@@ -116,8 +116,14 @@ def save(fig, path: Path) -> None:
     """Saves a small PNG (and closes the figure), with the current :func:`caption` under it."""
     text = _caption[-1] if _caption else ""
     if text:
-        fig.text(0.99, 0.005, text, ha="right", va="bottom", fontsize=7, color="#555555")
-        fig.tight_layout(rect=(0, 0.03, 1, 1))
+        import textwrap
+
+        # Wrapped to the figure's width (about 19 characters of 7-point text per inch): a long
+        # line under a narrow figure would run off its left edge.
+        lines = textwrap.wrap(text, max(40, int(fig.get_figwidth() * 19)))
+        fig.text(0.99, 0.005, "\n".join(lines), ha="right", va="bottom", fontsize=7, color="#555555")
+        bottom = 0.03 + (len(lines) - 1) * 0.11 / fig.get_figheight()
+        fig.tight_layout(rect=(0, min(bottom, 0.3), 1, 1))
     else:
         fig.tight_layout()
     fig.savefig(path, format="png")
