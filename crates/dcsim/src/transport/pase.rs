@@ -583,20 +583,21 @@ impl PaseTransport {
         }
     }
 
+    /// The flows in the top queue of the links of `plan` arbitrated `at` (after a release
+    /// there: the flows it let in, and those already in).
+    fn top_queue_flows(&self, plan: usize, at: At) -> Vec<u32> {
+        let stages = self.plans[plan].stages.iter().filter(|&&(_, w)| w == at);
+        stages.flat_map(|&(link, _)| self.arbitrators[link as usize].top_queue_flows()).collect()
+    }
+
     /// After a flow of path `plan` finished at its source: the source's flows now in the top
     /// queue of its uplink (or of another link it arbitrates) ask at their next period, not
     /// after a backed-off wait. The source knows at once; no packet is needed.
     fn wake_local(&mut self, plan: usize) {
-        for i in 0..self.plans[plan].stages.len() {
-            let (link, at) = self.plans[plan].stages[i];
-            if at != At::Source {
-                continue;
-            }
-            for flow in self.arbitrators[link as usize].top_queue_flows() {
-                if let Some(&slot) = self.slot_of.get(&flow) {
-                    let fl = &mut self.flows[slot as usize];
-                    (fl.unchanged, fl.skip) = (0, 0);
-                }
+        for flow in self.top_queue_flows(plan, At::Source) {
+            if let Some(&slot) = self.slot_of.get(&flow) {
+                let fl = &mut self.flows[slot as usize];
+                (fl.unchanged, fl.skip) = (0, 0);
             }
         }
     }
@@ -606,17 +607,11 @@ impl PaseTransport {
     /// next, possibly backed-off, request.
     fn nudge(&mut self, plan: usize, dst: u32, fab: &mut Fabric) {
         let now = fab.now();
-        for i in 0..self.plans[plan].stages.len() {
-            let (link, at) = self.plans[plan].stages[i];
-            if at != At::Destination {
-                continue;
-            }
-            for flow in self.arbitrators[link as usize].top_queue_flows() {
-                let Some(&(src, wire)) = self.requesters.get(&flow) else { continue };
-                self.stats.nudges += 1;
-                let nudge = Packet::new(NUDGE, flow, wire, dst, src, 0, self.params.control_bytes, now);
-                fab.inject(dst, nudge);
-            }
+        for flow in self.top_queue_flows(plan, At::Destination) {
+            let Some(&(src, wire)) = self.requesters.get(&flow) else { continue };
+            self.stats.nudges += 1;
+            let nudge = Packet::new(NUDGE, flow, wire, dst, src, 0, self.params.control_bytes, now);
+            fab.inject(dst, nudge);
         }
     }
 
