@@ -196,6 +196,83 @@ def test_rows_of_an_earlier_sitting_stand_in_for_missing_runs(experiments, tmp_p
     assert "sets no PER_RUN" in refused("--finished-only", "--reuse-runs", kept)
 
 
+def test_a_sweep_of_several_seeds_goes_a_seed_per_sitting(experiments, tmp_path):
+    """Issue 17 item 2: `dcsim reproduce NAME --seeds N` runs only seed N's runs and draws the
+    figure from every planned run complete (PARTIAL until all are); with --reuse-runs the rows
+    kept from the sittings before stand in for their runs, so after the last seed's sitting the
+    figure is exactly the one all its runs give at once, though no store held them together."""
+    import pandas as pd
+
+    from dcsim import reproduce as rep
+
+    def in_order(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame.sort_values(["protocol", "load", "bin"]).reset_index(drop=True)
+
+    whole_out = tmp_path / "whole"
+    p = dcsim_cli("reproduce", NAME, "--out", whole_out, "--jobs", "2", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    whole = in_order(rep.read_data_csv(whole_out / NAME / "quick" / "data.csv")[0])
+    planned = sum(1 for x in (whole_out / "_runs" / "runs").iterdir() if not x.name.startswith("."))
+    kept = None
+    for seed in (1, 2, 3):
+        # Each sitting on a fresh machine: an empty store, the rows kept from before.
+        out = tmp_path / f"sitting{seed}"
+        args = ["--reuse-runs", kept] if kept is not None else []
+        r = dcsim_cli("reproduce", NAME, "--out", out, "--seeds", str(seed), "--jobs", "2", *args, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        store = [x for x in (out / "_runs" / "runs").iterdir() if not x.name.startswith(".")]
+        ran = [json.loads((x / "params.json").read_text())["seed"] for x in store]
+        assert ran == [seed] * (planned // 3), "only the seed asked for runs"
+        d = out / NAME / "quick"
+        data, produced = rep.read_data_csv(d / "data.csv")
+        if seed < 3:
+            assert produced["runs"] == f"{planned // 3 * seed} of {planned} (partial: drawn with --finished-only)"
+        else:
+            assert "runs" not in produced
+            pd.testing.assert_frame_equal(in_order(data), whole)
+        kept = tmp_path / f"kept{seed}-runs.csv"
+        shutil.copy(d / "data-runs.csv", kept)
+    # The last seed again, its rows kept: nothing left to run.
+    again = tmp_path / "again"
+    r = dcsim_cli("reproduce", NAME, "--out", again, "--seeds", "3", "--reuse-runs", kept, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    runs = again / "_runs" / "runs"
+    assert not runs.exists() or not [x for x in runs.iterdir() if not x.name.startswith(".")]
+
+    def refused(*args: object) -> str:
+        r = dcsim_cli("reproduce", NAME, "--out", tmp_path / "refused", *args, cwd=tmp_path)
+        assert r.returncode == 2, r.stderr
+        return r.stderr
+
+    assert "--seeds 4: foundation-dctcp-vs-tcp's sweep plans seeds 1, 2, 3 at quick scale" in refused("--seeds", "4")
+    assert "not with --finished-only" in refused("--seeds", "2", "--finished-only")
+    assert "not with --all" in refused("--all", "--seeds", "2")
+    assert "each given once" in refused("--seeds", "2,2")
+    assert "comma-separated" in refused("--seeds", "two")
+
+
+def test_a_sweep_runs_the_seeds_asked_for_as_the_same_runs(tmp_path):
+    """`dcsim sweep --seeds 2,3` replaces the sweep's replicates (or seed list, or its scale's)
+    with exactly those seeds; each run is the one the whole sweep plans (the same hash)."""
+    from dcsim.sweep import plan
+
+    spec = ROOT / "experiments" / "foundation" / "dctcp-vs-tcp" / "sweep.toml"
+    for scale in ("quick", "paper"):
+        whole = plan(spec, scale=scale, warn=False)
+        part = plan(spec, scale=scale, warn=False, seeds=[3, 2])
+        assert part.seeds == [3, 2]
+        want = {r.hash for r in whole.runs if r.params["seed"] in (2, 3)}
+        assert {r.hash for r in part.runs} == want and len(part.runs) == len(want)
+        beyond = plan(spec, scale=scale, warn=False, seeds=[7])
+        assert {r.params["seed"] for r in beyond.runs} == {7}
+    dry = dcsim_cli("sweep", spec, "--seeds", "2", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    listed = [line.split()[0] for line in dry.stdout.splitlines()[:-1]]
+    assert sorted(listed) == sorted(r.hash for r in plan(spec, warn=False).runs if r.params["seed"] == 2)
+    both = dcsim_cli("sweep", spec, "--seeds", "2", "--seed", "5", "--dry-run")
+    assert both.returncode == 2 and "not both" in both.stderr
+
+
 def _per_run_module(data):
     """A stand-in figure module with `data` and PER_RUN, for the per-run checks."""
     import types

@@ -148,6 +148,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_exec_args(p)
     p.add_argument("--out", default=None, help="sweep directory (default: sweeps/<spec file name>)")
     p.add_argument("--scale", default=None, help="apply the spec's [scales.NAME] overrides")
+    p.add_argument(
+        "--seeds",
+        type=_seed_list,
+        default=None,
+        metavar="N[,N...]",
+        help="run each point with exactly these seeds, e.g. --seeds 2,3 (replaces the sweep's `replicates` or "
+        "`seed` list; a run the whole sweep also plans is the same run: a long sweep can go a seed at a time)",
+    )
     p.add_argument("--fail-fast", action="store_true", help="stop at the first failed run")
     p.add_argument("--dry-run", action="store_true", help="list the runs and exit")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -176,6 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CSV",
         help="with --finished-only: a data-runs.csv from an earlier sitting (docs/figures/<name>[-paper]-runs.csv) "
         "whose rows stand in for runs missing from --out, if their model's results are this checkout's",
+    )
+    p.add_argument(
+        "--seeds",
+        type=_seed_list,
+        default=None,
+        metavar="N[,N...]",
+        help="run only these of the figure's seeds, e.g. --seeds 2 (at paper scale, a seed per sitting), then draw "
+        "the figure from every planned run complete in --out (and --reuse-runs), as --finished-only does",
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     _add_exec_args(p)
@@ -240,6 +256,17 @@ def _positive_int(text: str) -> int:
     return n
 
 
+def _seed_list(text: str) -> list[int]:
+    """``--seeds 2,3``: seeds, each once."""
+    try:
+        seeds = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of seeds, e.g. 2,3") from None
+    if any(n < 0 for n in seeds) or len(set(seeds)) != len(seeds):
+        raise argparse.ArgumentTypeError(f"{text!r}: seeds are whole numbers from 0, each given once")
+    return seeds
+
+
 def _minutes(text: str) -> float:
     try:
         x = float(text)
@@ -287,7 +314,7 @@ def _sweep_cmd(args) -> int:
     from . import sweep as sweep_mod
 
     overrides = _overrides(args.sets, args.seed)
-    p = sweep_mod.plan(args.spec, overrides, scale=args.scale, strict=args.strict)
+    p = sweep_mod.plan(args.spec, overrides, scale=args.scale, strict=args.strict, seeds=args.seeds)
     if args.dry_run:
         for r in p.runs:
             print(r.hash, " ".join(f"{k}={v}" for k, v in r.params.items()))
@@ -372,9 +399,13 @@ def _reproduce_cmd(args) -> int:
         # Nothing runs, so a way to run would be silently ignored.
         option = "--jobs" if args.jobs is not None else "--ray"
         raise SpecError(f"{option} has no effect with --finished-only, which runs nothing", option)
-    if args.reuse_runs is not None and (args.all or not args.finished_only):
+    if args.seeds is not None and (args.all or args.finished_only):
+        # --seeds runs a part of one figure's plan; --finished-only runs none of it.
+        why = "names seeds of one figure's plan: not with --all" if args.all else "runs them: not with --finished-only"
+        raise SpecError(f"--seeds {why}", "--seeds")
+    if args.reuse_runs is not None and (args.all or not (args.finished_only or args.seeds is not None)):
         # One figure's runs, and only in place of runs that cannot be run now.
-        why = "names one figure's runs: not with --all" if args.all else "goes with --finished-only"
+        why = "names one figure's runs: not with --all" if args.all else "goes with --finished-only or --seeds"
         raise SpecError(f"--reuse-runs {why}", "--reuse-runs")
     if args.all and args.finished_only:
         # A figure without a sweep runs its own simulations (or none): nothing to draw it from.
@@ -391,6 +422,7 @@ def _reproduce_cmd(args) -> int:
             progress=False if args.quiet else None,
             finished_only=args.finished_only,
             reuse_runs=args.reuse_runs,
+            seeds=args.seeds,
         )
         print((paths["comparison"]).read_text())
         print(f"wrote {paths['figure']}, {paths['data']}, {paths['comparison']}")

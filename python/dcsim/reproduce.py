@@ -56,7 +56,7 @@ import math
 import os
 import shutil
 import warnings
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -68,7 +68,7 @@ from . import plot as dplot
 from .optional import require
 from .replicates import Estimate
 from .spec import SpecError
-from .sweep import StaleRunsWarning, load, plan, record_plan, run_sweep
+from .sweep import Plan, StaleRunsWarning, load, plan, record_plan, run_sweep
 
 
 def experiments_dir() -> Path:
@@ -739,6 +739,7 @@ def reproduce(
     progress: bool | None = None,
     finished_only: bool = False,
     reuse_runs: str | os.PathLike[str] | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> dict[str, Path]:
     """Runs experiment `name` at `scale` and writes figure.png, data.csv, comparison.md (and,
     for a ``PER_RUN`` figure, data-runs.csv: each run's rows, with the run's hash and the model
@@ -754,12 +755,20 @@ def reproduce(
     ``docs/figures/<name>[-paper]-runs.csv``) whose rows stand in for the planned runs missing
     from the store, if their model's results are this checkout's (the same result digests:
     :func:`results_unchanged_since`); the CSVs' ``# reused:`` line and the comparison's heading
-    say how many and from which commit."""
+    say how many and from which commit.
+
+    ``seeds``: runs only the planned runs of these seeds (of the sweep's, at `scale`) not yet
+    complete in the store nor in ``reuse_runs``, then draws the figure as ``finished_only``
+    does: a paper-scale sweep of several seeds goes a seed per sitting."""
     require("matplotlib", f"dcsim reproduce {name} (its figure)")
     mod = module(name)
     per_run = bool(getattr(mod, "PER_RUN", False))
-    if reuse_runs is not None and not finished_only:
-        raise SpecError("--reuse-runs goes with --finished-only: runs that can run are run, not reused", "--reuse-runs")
+    if seeds is not None and finished_only:
+        raise SpecError("--seeds runs the runs of those seeds: not with --finished-only, which runs nothing", "--seeds")
+    if reuse_runs is not None and not (finished_only or seeds is not None):
+        raise SpecError(
+            "--reuse-runs goes with --finished-only or --seeds: runs that can run are run, not reused", "--reuse-runs"
+        )
     if reuse_runs is not None and not per_run:
         raise SpecError(
             f"{name}'s figure computes its rows from several runs together (its figure.py sets no PER_RUN), "
@@ -776,16 +785,17 @@ def reproduce(
     missing: list[Any] = []
     reused = None
     planned = 0
-    if spec_path is None and finished_only:
-        raise SpecError(
-            f"{name} has no sweep (its figure runs nothing): --finished-only does not apply", "--finished-only"
-        )
+    if spec_path is None and (finished_only or seeds is not None):
+        option = "--finished-only" if finished_only else "--seeds"
+        raise SpecError(f"{name} has no sweep (its figure runs nothing): {option} does not apply", option)
     if spec_path is not None:
         # No unused-field warnings: figures share setting files (PASE's sets `[pfabric]` for
         # the figures that run pFabric), so a figure's sweep may leave part of one unused.
         p = plan(spec_path, scale=scale, warn=False)
         planned = len(p.runs)
-        if finished_only:
+        if seeds is not None:
+            _run_seeds(name, p, list(seeds), scale, store, reuse_runs, jobs, use_ray, ray_address, progress)
+        if finished_only or seeds is not None:
             missing = record_plan(p, store)
             if reuse_runs is not None:
                 reused = reusable_rows(Path(reuse_runs), {r.hash: r.spec.get("transport.protocol") for r in missing})
@@ -799,14 +809,7 @@ def reproduce(
                     "--finished-only",
                 )
         else:
-            report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
-            if not report.ok:
-                failed = "\n".join(
-                    f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items()
-                )
-                raise RuntimeError(
-                    f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}"
-                )
+            _run_or_raise(name, p, store, jobs, use_ray, ray_address, progress)
     # The store is shared by every reproduction, so it always holds runs of other plans: load
     # (here and in a figure's data) takes the runs of this plan, the store's sweep.json, and
     # the warning about the others would tell nothing new.
@@ -849,6 +852,45 @@ def reproduce(
         text += missing_runs_markdown(missing)
     (out / "comparison.md").write_text(text)
     return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
+
+
+def _run_seeds(
+    name: str,
+    p: Plan,
+    seeds: list[int],
+    scale: str,
+    store: Path,
+    reuse_runs: str | os.PathLike[str] | None,
+    jobs: int | None,
+    use_ray: bool,
+    ray_address: str | None,
+    progress: bool | None,
+) -> None:
+    """Runs plan `p`'s runs of `seeds` not complete in `store` and without rows in `reuse_runs`."""
+    unknown = [x for x in seeds if x not in (p.seeds or [])]
+    if unknown:
+        planned = f"seeds {', '.join(map(str, p.seeds))}" if p.seeds else "no seed axis"
+        raise SpecError(
+            f"--seeds {','.join(map(str, unknown))}: {name}'s sweep plans {planned} at {scale} scale", "--seeds"
+        )
+    pending = record_plan(p, store)
+    if reuse_runs is not None:
+        taken = set(reusable_rows(Path(reuse_runs), {r.hash: r.spec.get("transport.protocol") for r in pending})["run"])
+        pending = [r for r in pending if r.hash not in taken]
+    chosen = [r for r in pending if r.params.get("seed") in seeds]
+    if chosen:
+        part = Plan({**p.axes, "seed": seeds}, chosen, p.base_dir)
+        _run_or_raise(name, part, store, jobs, use_ray, ray_address, progress)
+
+
+def _run_or_raise(
+    name: str, p: Plan, store: Path, jobs: int | None, use_ray: bool, ray_address: str | None, progress: bool | None
+) -> None:
+    """Runs plan `p` into `store`; a failed run stops the reproduction with each one's error."""
+    report = run_sweep(p, store, jobs=jobs, use_ray=use_ray, ray_address=ray_address, progress=progress)
+    if not report.ok:
+        failed = "\n".join(f"  {h}: {e.strip().splitlines()[-1] if e.strip() else e}" for h, e in report.failed.items())
+        raise RuntimeError(f"{name}: {len(report.failed)} run(s) failed (details in {store / 'failed'}):\n{failed}")
 
 
 def reused_text(reused: Any, source: Path) -> str:

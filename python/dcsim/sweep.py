@@ -38,7 +38,7 @@ import time
 import traceback
 import uuid
 import warnings
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -230,8 +230,14 @@ def plan(
     *,
     strict: bool = False,
     warn: bool = True,
+    seeds: Sequence[int] | None = None,
 ) -> Plan:
     """Expands a sweep spec into runs and validates every one before anything runs.
+
+    ``seeds`` (``dcsim sweep --seeds``) replaces the sweep's seeds, given as ``replicates`` or
+    a ``seed`` list, in the sweep or its scale: the plan runs each point with exactly these
+    seeds, and a run it shares with the whole sweep has the same hash (it is the same run), so
+    a sweep too long for one sitting can be run a seed at a time into one directory.
 
     A field the spec sets (or an axis) that has no effect on any of the runs gives one
     :class:`~dcsim.spec.UnusedFieldWarning` for the whole sweep (none with ``warn=False``), or
@@ -264,6 +270,13 @@ def plan(
                 sweep[key] = value
             else:
                 set_path(tree, key, value)
+    if seeds is not None:
+        if overrides and "seed" in overrides:
+            raise SpecError("give the seeds to run (--seeds) or one seed (--seed, --set seed=...), not both", "--seeds")
+        if not seeds:
+            raise SpecError("--seeds: give at least one seed", "--seeds")
+        sweep.pop(REPLICATES, None)
+        sweep["seed"] = list(seeds)
     zips = sweep.get("zip", [])
     flt = sweep.get("filter")
     axes = {k: _axis_values(k, v) for k, v in sweep.items() if k not in _RESERVED}
