@@ -1007,3 +1007,24 @@ def test_a_figure_whose_points_have_fewer_seeds_says_so_under_it():
     assert fd.caption().startswith("mean of 2 seeds; bars")
     fd = rep.FigureData.of(mod, [full, full.iloc[:1]], [1, 2])
     assert fd.caption().startswith("mean of 1-2 seeds per point (a partial figure); bars")
+
+
+def test_a_change_to_pase_edf_makes_only_its_figures_stale():
+    """A run's result class is its protocol, or "pase-edf" for PASE arbitrating by deadline
+    (the digests' third column names each case's the same way, checked by the digests test),
+    so a change to PASE's EDF key (`pase.late_flows`) dates only the figures that run it;
+    a table a support module generates declares its runs' classes (`PROTOCOLS`)."""
+    from dcsim.reproduce import changed_protocols, figure_provenance, result_class, run_protocols
+
+    def cls(**fields: object) -> str:
+        return result_class(dcsim.resolve({}, fields, warn=False))
+
+    assert cls(**{"transport.protocol": "pase", "pase.order": "edf"}) == "pase-edf"
+    assert cls(**{"transport.protocol": "pase"}) == "pase"
+    assert cls(**{"transport.protocol": "phost", "phost.policy": "edf"}) == "phost"
+    assert set(run_protocols("pase-fig9", "quick").values()) == {"pase", "pase-edf", "l2dct", "dctcp", "d2tcp"}
+    assert "pase-edf" not in set(run_protocols("pase-fig11", "quick").values())
+    then = "a 1 pase\nb 2 pase-edf\n"
+    assert changed_protocols(then, "a 1 pase\nb 3 pase-edf\n") == {"pase-edf"}
+    sensitivity = figure_provenance(ROOT / "docs" / "figures" / "pase-sensitivity.csv")
+    assert set(sensitivity.values()) == {frozenset({"pase", "dctcp", "pfabric"})}

@@ -571,7 +571,7 @@ def changed_digests(then: str, now: str) -> list[str]:
 
 
 def reproduction_protocols(name: str, scale: str | None = None) -> frozenset[str]:
-    """The ``transport.protocol`` values of reproduction `name`'s runs (at `scale`, or either):
+    """The result classes (:func:`result_class`) of reproduction `name`'s runs (at `scale`, or either):
     its figure module's ``PROTOCOLS`` if it names them (a figure that runs without a sweep),
     else its sweep's; none for a model-only figure."""
     mod = module(name)
@@ -583,9 +583,22 @@ def reproduction_protocols(name: str, scale: str | None = None) -> frozenset[str
     return frozenset(run_protocols(name, scale).values())
 
 
+def result_class(spec: Any) -> str:
+    """What a run's results can change with apart from other runs', as the result digests'
+    third column (``crates/dcsim/tests/digests.txt``) names each case's: the run's
+    ``transport.protocol``, or ``"pase-edf"`` for PASE arbitrating by deadline, whose key is
+    code of its own (``Spec::result_class`` in the core, which the digests test checks each
+    line against)."""
+    protocol = str(spec.get("transport.protocol"))
+    if protocol == "pase" and spec.get("pase.order") == "edf":
+        return "pase-edf"
+    return protocol
+
+
 def run_protocols(name: str, scale: str | None = None) -> dict[str, str]:
-    """Run hash → ``transport.protocol`` of every run reproduction `name`'s sweep plans (at
-    `scale`, or at each of its scales)."""
+    """Run hash → result class (:func:`result_class`: the ``transport.protocol``, finer where
+    the digests are) of every run reproduction `name`'s sweep plans (at `scale`, or at each of
+    its scales)."""
     return dict(_run_protocols(name, scale))
 
 
@@ -599,7 +612,7 @@ def _run_protocols(name: str, scale: str | None) -> tuple[tuple[str, str], ...]:
     scales: list[str | None] = [scale] if scale else [*sorted(_sweep_scales(path))] or [None]
     out: dict[str, str] = {}
     for sc in scales:
-        out.update({r.hash: r.spec.get("transport.protocol") for r in plan(path, scale=sc, warn=False).runs})
+        out.update({r.hash: result_class(r.spec) for r in plan(path, scale=sc, warn=False).runs})
     return tuple(out.items())
 
 
@@ -625,7 +638,7 @@ def figure_provenance(csv_path: Path) -> dict[str, frozenset[str] | None]:
     words = meta.get("scale", "").split()
     scale = words[0] if words else None
     known = name in names()
-    base = reproduction_protocols(name, scale) if known else None
+    base = reproduction_protocols(name, scale) if known else _generated_protocols(name)
     hashes = run_protocols(name, scale) if known else {}
 
     def by_commit(path: Path) -> dict[str, frozenset[str] | None]:
@@ -652,6 +665,20 @@ def figure_provenance(csv_path: Path) -> dict[str, frozenset[str] | None]:
             for commit in listed.split(", "):  # a reused line lists every commit of its rows
                 found[commit] = reused.get(commit, rows_here.get(commit, base))
     return found
+
+
+def _generated_protocols(name: str) -> frozenset[str] | None:
+    """The result classes of a committed table that a module of ``dcsim.experiments_support``
+    generates rather than a reproduction (``pase-sensitivity``): its ``PROTOCOLS``; None (any)
+    if it declares none."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(f"dcsim.experiments_support.{name.replace('-', '_')}")
+    except ImportError:
+        return None
+    protocols = getattr(mod, "PROTOCOLS", None)
+    return frozenset(protocols) if isinstance(protocols, (set, frozenset)) else None
 
 
 def changed_protocols(then: str, now: str) -> set[str] | None:
@@ -798,7 +825,7 @@ def reproduce(
         if finished_only or seeds is not None:
             missing = record_plan(p, store)
             if reuse_runs is not None:
-                reused = reusable_rows(Path(reuse_runs), {r.hash: r.spec.get("transport.protocol") for r in missing})
+                reused = reusable_rows(Path(reuse_runs), {r.hash: result_class(r.spec) for r in missing})
                 taken = set(reused["run"])
                 missing = [r for r in missing if r.hash not in taken]
             if len(missing) == planned:
@@ -875,7 +902,7 @@ def _run_seeds(
         )
     pending = record_plan(p, store)
     if reuse_runs is not None:
-        taken = set(reusable_rows(Path(reuse_runs), {r.hash: r.spec.get("transport.protocol") for r in pending})["run"])
+        taken = set(reusable_rows(Path(reuse_runs), {r.hash: result_class(r.spec) for r in pending})["run"])
         pending = [r for r in pending if r.hash not in taken]
     chosen = [r for r in pending if r.params.get("seed") in seeds]
     if chosen:

@@ -369,6 +369,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "pase.queues": 8,
     "pase.arbitration": "end-to-end",
     "pase.order": "srpt",
+    "pase.late_flows": "last",
     "pase.rate_control": "pase",
     "pase.pruning_queue": 4,
     "pase.rearbitrate_rtts": 1.0,

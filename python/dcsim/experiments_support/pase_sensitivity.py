@@ -94,6 +94,12 @@ CLAIMS: list[tuple[str, str, str, dict[str, Any], dict[str, Any], str]] = [
     ),
 ]
 
+#: The result classes of its runs (`dcsim.reproduce.result_class`: no claim or parameter sets
+#: `pase.order`, so PASE's are SRPT's), which tell when a change of results makes the table
+#: older than the model (`dcsim.reproduce.figure_provenance`).
+PROTOCOLS = frozenset(side["transport.protocol"] for claim in CLAIMS for side in (claim[3], claim[4]))
+assert not any("pase.order" in side for claim in CLAIMS for side in (claim[3], claim[4]))
+
 #: The values the paper does not give, each tried at a low and a high value around dcsim's
 #: default (the default itself is the first row).
 PARAMETERS: list[tuple[str, list[Any]]] = [

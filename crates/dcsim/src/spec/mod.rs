@@ -34,7 +34,7 @@ pub use fastpass::{FastpassPolicy, FastpassPreset, FastpassSlotStart, FastpassSp
 pub use homa::{HomaCutoffMethod, HomaPriorityRule, HomaSpec};
 pub use l2dct::{L2dctIncrease, L2dctSpec};
 pub use output::{EngineSpec, OutputSpec};
-pub use pase::{PaseArbitration, PaseOrder, PaseRateControl, PaseSpec};
+pub use pase::{PaseArbitration, PaseLateFlows, PaseOrder, PaseRateControl, PaseSpec};
 pub use pfabric::{ClassifyBy, PfabricSpec, PriorityKey, RateControl, ThresholdMethod, TieBreak};
 pub use phost::{PhostPolicy, PhostPreset, PhostSpec};
 pub use pias::{PiasEcn, PiasSpec, PiasThresholdMethod};
@@ -116,6 +116,19 @@ pub fn spec_with_overrides(text: &str, overrides: &[String]) -> Result<Spec, Spe
 }
 
 impl Spec {
+    /// The results a change of the model can touch apart from others, as the result digests'
+    /// third column (`tests/digests.txt`) names each case's: the protocol's name, or
+    /// `pase-edf` for PASE arbitrating by deadline, whose key is code of its own
+    /// (`transport/pase.rs`). `dcsim.reproduce.result_class` reads a run's the same way, to
+    /// tell which figures a changed digest makes stale.
+    pub fn result_class(&self) -> String {
+        use crate::choice::Choice;
+        match self.transport.protocol {
+            Protocol::Pase if self.pase.order == PaseOrder::Edf => "pase-edf".to_string(),
+            p => p.name().to_string(),
+        }
+    }
+
     /// Resolves a spec tree (as parsed from TOML or handed over from Python).
     pub fn resolve(root: &Value) -> Result<Spec, SpecError> {
         let spec = Spec::read(&Reader::checking(fields()), root)?;

@@ -29,6 +29,20 @@ crate::choice! {
 }
 
 crate::choice! {
+    /// Where earliest-deadline-first arbitration puts a flow that can no longer meet its
+    /// deadline.
+    pub enum PaseLateFlows {
+        /// After every flow that still can (among themselves, by deadline): a flow past its
+        /// deadline, or whose bytes left take longer than the time left at its host's line
+        /// rate. pFabric's rule for such flows in the pFabric ns-2 patch; PASE's text does
+        /// not say (`docs/model.md`).
+        Last = "last",
+        /// Plain EDF: a flow keeps its deadline's place after the deadline has passed.
+        Ahead = "ahead",
+    }
+}
+
+crate::choice! {
     /// How a flow's window follows its arbitration.
     pub enum PaseRateControl {
         /// PASE: the top queue sends at the reference rate (window = rate × RTT), the middle
@@ -49,6 +63,9 @@ pub struct PaseSpec {
     pub arbitration: PaseArbitration,
     /// `srpt` (default) or `edf`.
     pub order: PaseOrder,
+    /// Under `edf`: `last` (default) or `ahead`, where a flow that can no longer meet its
+    /// deadline is arbitrated.
+    pub late_flows: PaseLateFlows,
     /// `pase` (default) or `dctcp` (PASE-DCTCP).
     pub rate_control: PaseRateControl,
     /// Early pruning: a request whose queue so far is this deep or deeper stops at the first
@@ -83,6 +100,7 @@ pub fn resolve(p: &Section<'_>) -> Result<PaseSpec, SpecError> {
         queues,
         arbitration: p.choice("arbitration", PaseArbitration::EndToEnd)?,
         order: p.choice("order", PaseOrder::Srpt)?,
+        late_flows: p.choice("late_flows", PaseLateFlows::Last)?,
         rate_control: p.choice("rate_control", PaseRateControl::Pase)?,
         pruning_queue: p.u32_in("pruning_queue", queues / 2, 0, 8)?,
         rearbitrate_rtts: p.f64_in(

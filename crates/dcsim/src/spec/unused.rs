@@ -192,6 +192,12 @@ impl Spec {
             "workload" => self.workload_reason(key),
             "transport" => self.transport_reason(key),
             "pfabric" => self.pfabric_reason(key, tree),
+            "pase" if key == "late_flows" && self.pase.order != super::PaseOrder::Edf => {
+                Some(format!(
+                    "read only when `pase.order` = \"edf\" (this run's is \"{}\")",
+                    self.pase.order.name()
+                ))
+            }
             "pias"
                 if key == "threshold_method" && non_empty_list(lookup(tree, "pias.thresholds")) =>
             {

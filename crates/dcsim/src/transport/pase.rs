@@ -24,6 +24,12 @@
 //!   Sent open loop every base RTT, the requests of hundreds of flows waiting for one
 //!   destination took its whole downlink from the data (a 300-flow incast on a 4-host star
 //!   finished no flow in 650 ms; `docs/model.md`).
+//! * **Late flows under EDF (dcsim's choice; the available text does not say).** With
+//!   `order = "edf"`, a flow that can no longer meet its deadline (past it, or more bytes left
+//!   than its host's line rate sends in the time left) is arbitrated after every flow that
+//!   still can (`late_flows = "last"`, pFabric's rule for hopeless flows in the pFabric ns-2
+//!   patch); `"ahead"` keeps plain EDF, where such a flow stays ahead of flows that can still
+//!   meet theirs (measured in `docs/model.md`).
 //! * **Early pruning (§4.3.1).** A request whose queue so far is `pruning_queue` or deeper
 //!   stops at the first switch arbitrator that finds so, which answers it: the links above
 //!   never hear of low-priority flows.
@@ -64,7 +70,7 @@ use super::{
 use crate::fabric::Fabric;
 use crate::packet::{Packet, PacketId, PacketKind};
 use crate::queue::EcnMarking;
-use crate::spec::{PaseArbitration, PaseOrder, PaseRateControl, Spec};
+use crate::spec::{PaseArbitration, PaseLateFlows, PaseOrder, PaseRateControl, Spec};
 use crate::units::{BitRate, MTU_BYTES};
 use crate::workload::FlowArrival;
 use dcsim_engine::SimTime;
@@ -136,6 +142,9 @@ pub struct PaseParams {
     pub end_to_end: bool,
     /// Order by deadline instead of bytes left.
     pub edf: bool,
+    /// Under EDF, a flow that can no longer meet its deadline goes after every flow that can
+    /// ([`PaseTransport::edf_key`]).
+    pub late_last: bool,
     /// PASE's rate control (false: PASE-DCTCP).
     pub reference_rate: bool,
     /// Requests this deep stop at the first switch arbitrator (0 = never).
@@ -520,20 +529,33 @@ impl PaseTransport {
 
     /// Arbitrates flow `slot`'s links arbitrated `at`, combined with `so_far`.
     fn arbitrate(&mut self, slot: u32, at: At, so_far: Assignment, now: SimTime) -> Assignment {
-        let (flow, plan, key) = self.view(slot);
+        let (flow, plan, key) = self.view(slot, now);
         self.arbitrate_key(flow, plan, key, at, so_far, now)
     }
 
     /// The source's view of its flow in `slot`: its id, path plan and arbitration key (its
     /// deadline under EDF, else its bytes not yet acknowledged).
-    fn view(&self, slot: u32) -> (u32, usize, u64) {
+    fn view(&self, slot: u32, now: SimTime) -> (u32, usize, u64) {
         let fl = &self.flows[slot as usize];
-        let key = if self.params.edf {
-            fl.deadline.as_ps()
-        } else {
-            self.window.remaining_bytes(slot)
-        };
+        let remaining = self.window.remaining_bytes(slot);
+        let key = if self.params.edf { self.edf_key(fl.deadline, remaining, now) } else { remaining };
         (fl.id, fl.plan, key)
+    }
+
+    /// EDF's key: the deadline. With `late_last`, a flow that can no longer meet it (past it,
+    /// or with more bytes left than its host's line rate sends in the time left: pFabric's
+    /// test for a hopeless flow in the pFabric ns-2 patch) comes after every flow that still
+    /// can, the late ones among themselves by deadline, and before flows without a deadline.
+    fn edf_key(&self, deadline: SimTime, remaining_bytes: u64, now: SimTime) -> u64 {
+        const LATE: u64 = 1 << 62;
+        let late = self.params.late_last
+            && deadline != SimTime::MAX
+            && now + self.params.host_rate.tx_time(remaining_bytes) > deadline;
+        if late {
+            deadline.as_ps() | LATE
+        } else {
+            deadline.as_ps()
+        }
     }
 
     /// Arbitrates `flow` (key `key`) on the links of `plan` arbitrated `at`.
@@ -653,7 +675,7 @@ impl PaseTransport {
             return Some((p.flow, plan, p.seq as u64));
         }
         let fl = self.flows.get(p.slot as usize)?;
-        (fl.id == p.flow && fl.active).then(|| self.view(p.slot))
+        (fl.id == p.flow && fl.active).then(|| self.view(p.slot, fab.now()))
     }
 
     /// The plan a release names: its header's (the sequential model), or from its ends.
@@ -738,7 +760,11 @@ impl HostTransport for PaseTransport {
     fn start_flow(&mut self, f: &FlowArrival, fab: &mut Fabric) {
         let plan = self.plan(f.src, f.dst, f.id, fab);
         // The local answer first (§4.2): the source's uplink, before any packet leaves.
-        let key = if self.params.edf { f.deadline.as_ps() } else { f.size_bytes };
+        let key = if self.params.edf {
+            self.edf_key(f.deadline, f.size_bytes, fab.now())
+        } else {
+            f.size_bytes
+        };
         let local = self.arbitrate_key(f.id, plan, key, At::Source, UNCONSTRAINED, fab.now());
         let rtt = self.plans[plan].base_rtt;
         let mut cc = self.template.clone();
@@ -983,6 +1009,7 @@ impl Protocol for PaseProtocol {
             queues: p.queues as u8,
             end_to_end: p.arbitration == PaseArbitration::EndToEnd,
             edf: p.order == PaseOrder::Edf,
+            late_last: p.late_flows == PaseLateFlows::Last,
             reference_rate: p.rate_control == PaseRateControl::Pase,
             pruning_queue: p.pruning_queue as u8,
             rearbitrate_rtts: p.rearbitrate_rtts,

@@ -452,10 +452,9 @@ fn recorded_protocols() -> BTreeMap<String, String> {
     recorded_lines().into_iter().map(|(name, (_, protocol))| (name, protocol)).collect()
 }
 
-/// A case's `transport.protocol` name.
+/// A case's result class: its `transport.protocol` name, or `pase-edf` ([`dcsim::Spec::result_class`]).
 fn case_protocol(overrides: &[&str], trace: &std::path::Path) -> String {
-    use dcsim::choice::Choice;
-    case_spec(overrides, trace).transport.protocol.name().to_string()
+    case_spec(overrides, trace).result_class()
 }
 
 fn run_case(overrides: &[&str], trace: &std::path::Path) -> String {
@@ -480,7 +479,8 @@ fn result_digests_are_unchanged() {
     if std::env::var_os("DCSIM_BLESS_DIGESTS").is_some() {
         let mut text = String::from(
             "# SHA-256 of each digest case's flow table (crates/dcsim/tests/it/digests.rs), and the\n\
-             # protocol it runs (a figure is stale when a digest of one of its protocols changes).\n\
+             # protocol it runs (pase-edf: PASE arbitrating by deadline; a figure is stale when a\n\
+             # digest of one of its runs' protocols changes).\n\
              # Regenerate only for a change that is meant to alter results, and say why in the\n\
              # commit message: DCSIM_BLESS_DIGESTS=1 cargo test -p dcsim --test it digests\n",
         );

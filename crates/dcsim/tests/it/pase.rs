@@ -33,6 +33,30 @@ fn the_shorter_flow_takes_the_link_and_the_longer_one_waits_until_it_is_done() {
 }
 
 #[test]
+fn under_edf_a_flow_that_cannot_meet_its_deadline_goes_after_one_that_can() {
+    // Hosts 1 and 2 send 1 MB each to host 0 at time 0 (800 µs of the downlink each). Flow 0's
+    // deadline, 100 µs, cannot be met even alone; flow 1's, 1.2 ms, can, if it goes first.
+    // Plain EDF (`late_flows = "ahead"`) serves flow 0 first: flow 1 ends after both, about
+    // 1.6 ms, and misses too. With `"last"` flow 0 is late from the start and waits: flow 1
+    // ends in about 0.82 ms and meets its deadline.
+    let rows = ["0,1,0,1000000,0,0.0001", "1,2,0,1000000,0,0.0012"];
+    let run_with = |late: &str| {
+        let spec = format!("{STAR}[pase]\nqueues = 2\norder = \"edf\"\nlate_flows = \"{late}\"\n");
+        run(spec_with_trace(&spec, &rows), &[])
+    };
+    let both = ns(2 * 800_000);
+    let ahead = run_with("ahead");
+    assert!(fct_ps(&ahead, 0) < fct_ps(&ahead, 1), "plain EDF: the earlier deadline first");
+    assert!(fct_ps(&ahead, 1) >= both, "flow 1 after flow 0: {}", fct_ps(&ahead, 1));
+    assert_eq!(ahead.summary.deadline_met_fraction, 0.0);
+    let last = run_with("last");
+    assert!(fct_ps(&last, 1) < fct_ps(&last, 0), "the flow that can still meet its deadline first");
+    assert!(fct_ps(&last, 1) <= ns(1_200_000), "flow 1 meets 1.2 ms: {}", fct_ps(&last, 1));
+    assert!(fct_ps(&last, 0) >= both, "flow 0 after flow 1: {}", fct_ps(&last, 0));
+    assert_eq!(last.summary.deadline_met_fraction, 0.5);
+}
+
+#[test]
 fn every_queue_count_and_variant_runs_clean() {
     for pase in [
         "queues = 2",
