@@ -821,13 +821,25 @@ def reproduce(
         p = plan(spec_path, scale=scale, warn=False)
         planned = len(p.runs)
         if seeds is not None:
-            _run_seeds(name, p, list(seeds), scale, store, reuse_runs, jobs, use_ray, ray_address, progress)
+            unknown = [x for x in seeds if x not in (p.seeds or [])]
+            if unknown:
+                listed = f"seeds {', '.join(map(str, p.seeds))}" if p.seeds else "no seed axis"
+                raise SpecError(
+                    f"--seeds {','.join(map(str, unknown))}: {name}'s sweep plans {listed} at {scale} scale", "--seeds"
+                )
         if finished_only or seeds is not None:
             missing = record_plan(p, store)
+            taken: set[str] = set()
             if reuse_runs is not None:
                 reused = reusable_rows(Path(reuse_runs), {r.hash: result_class(r.spec) for r in missing})
                 taken = set(reused["run"])
                 missing = [r for r in missing if r.hash not in taken]
+            chosen = [r for r in missing if seeds is not None and r.params.get("seed") in seeds]
+            if chosen:
+                part = Plan({**p.axes, "seed": list(seeds or [])}, chosen, p.base_dir)
+                _run_or_raise(name, part, store, jobs, use_ray, ray_address, progress)
+                # The whole plan the store's again (sweep.json), and what is left of it.
+                missing = [r for r in record_plan(p, store) if r.hash not in taken]
             if len(missing) == planned:
                 raise SpecError(
                     f"{name}: none of its {planned} {scale}-scale runs is complete in {store}"
@@ -879,35 +891,6 @@ def reproduce(
         text += missing_runs_markdown(missing)
     (out / "comparison.md").write_text(text)
     return {"figure": out / "figure.png", "data": out / "data.csv", "comparison": out / "comparison.md"}
-
-
-def _run_seeds(
-    name: str,
-    p: Plan,
-    seeds: list[int],
-    scale: str,
-    store: Path,
-    reuse_runs: str | os.PathLike[str] | None,
-    jobs: int | None,
-    use_ray: bool,
-    ray_address: str | None,
-    progress: bool | None,
-) -> None:
-    """Runs plan `p`'s runs of `seeds` not complete in `store` and without rows in `reuse_runs`."""
-    unknown = [x for x in seeds if x not in (p.seeds or [])]
-    if unknown:
-        planned = f"seeds {', '.join(map(str, p.seeds))}" if p.seeds else "no seed axis"
-        raise SpecError(
-            f"--seeds {','.join(map(str, unknown))}: {name}'s sweep plans {planned} at {scale} scale", "--seeds"
-        )
-    pending = record_plan(p, store)
-    if reuse_runs is not None:
-        taken = set(reusable_rows(Path(reuse_runs), {r.hash: result_class(r.spec) for r in pending})["run"])
-        pending = [r for r in pending if r.hash not in taken]
-    chosen = [r for r in pending if r.params.get("seed") in seeds]
-    if chosen:
-        part = Plan({**p.axes, "seed": seeds}, chosen, p.base_dir)
-        _run_or_raise(name, part, store, jobs, use_ray, ray_address, progress)
 
 
 def _run_or_raise(
