@@ -414,10 +414,10 @@ def test_every_reproduction_plans_the_recorded_runs():
     tests/data/sweep_plans.json: its seeds, how many runs in all, and exactly which runs of the
     first seed (recorded before the experiments were regrouped by paper; when Issue 17 made
     every reproduction run 3 seeds, the first seed's runs stayed what they were, except in the
-    PASE sweeps that already listed seeds). How the sweeps are written may change, the runs
-    may not."""
+    PASE sweeps that already listed seeds; HotNets'12 Figs. 3 and 4, when they took their
+    workload's half of Fig. 2's sweep with `RUNS`, were recorded again with that half). How the
+    sweeps are written may change, the runs may not."""
     from dcsim import reproduce as rep
-    from dcsim.sweep import plan
 
     recorded = json.loads((ROOT / "tests" / "data" / "sweep_plans.json").read_text())
     assert sorted(rep.names()) == sorted(recorded)
@@ -425,9 +425,45 @@ def test_every_reproduction_plans_the_recorded_runs():
         path = rep.sweep_path(name)
         assert (path is None) == (not scales), name
         for scale, want in scales.items():
-            p = plan(path, scale=scale, warn=False)
+            p = rep.figure_plan(name, scale)
             got = {**_first_seed_runs(p, p.runs), "seeds": p.seeds or [], "total": len(p.runs)}
             assert got == want, f"{name} at {scale} scale plans other runs than recorded"
+
+
+def test_hotnets_figs_3_and_4_split_fig2s_runs_by_workload():
+    """HotNets'12 Figs. 3 (data mining) and 4 (web search) draw from Fig. 2's sweep; each one's
+    `RUNS` takes its workload's runs, and together they are exactly Fig. 2's, none in both, at
+    both scales: each figure runs, counts and waits for its own runs only."""
+    from dcsim import reproduce as rep
+
+    for scale in ("quick", "paper"):
+        whole = {r.hash for r in rep.figure_plan("pfabric-hotnets-fig2", scale).runs}
+        parts = {}
+        for fig, workload in (("fig3", "datamining"), ("fig4", "websearch")):
+            runs = rep.figure_plan(f"pfabric-hotnets-{fig}", scale).runs
+            assert {r.params["workload.flow_sizes"] for r in runs} == {workload}, (fig, scale)
+            parts[fig] = {r.hash for r in runs}
+        assert not parts["fig3"] & parts["fig4"], scale
+        assert parts["fig3"] | parts["fig4"] == whole, scale
+
+
+def test_a_figures_runs_filter_that_keeps_nothing_is_refused(monkeypatch):
+    """A figure's `RUNS` that keeps none of its sweep's runs, or fails on them, is an error that
+    names it, not an empty figure."""
+    from dcsim import reproduce as rep
+
+    real = rep.module
+    for expr, says in (("flow_sizes == 'nothing'", "keeps none"), ("no_such_axis == 1", "failed on")):
+
+        def fake(name, expr=expr):
+            mod = real(name)
+            mod.RUNS = expr
+            return mod
+
+        monkeypatch.setattr(rep, "module", fake)
+        with pytest.raises(dcsim.SpecError, match=says) as e:
+            rep.figure_plan("pfabric-hotnets-fig4", "quick")
+        assert "RUNS of pfabric-hotnets-fig4" in str(e.value)
 
 
 def _first_seed_runs(p, runs, undo=None) -> dict:

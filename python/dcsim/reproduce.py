@@ -30,6 +30,10 @@ functions:
   relative difference. A metric whose text has ``{fields}`` (the load where a reduction is
   largest) takes them from an :class:`Ours` value.
 
+Figures that share a sweep and each draw a part of it (one workload each) say which part in
+``RUNS``, an expression like ``sweep.filter``'s (``"flow_sizes == 'websearch'"``): the
+reproduction runs, counts and waits for only those runs (:func:`figure_plan`).
+
 A figure without a sweep (``SWEEP = None``) is a model-only figure (no simulation) unless it
 runs its own simulations from ``data(runs, store)``, as a search on load does; it then names
 their seeds in ``SEEDS`` (``[1]``), which the CSVs record like a sweep's. Such a ``data`` that
@@ -68,7 +72,7 @@ from . import plot as dplot
 from .optional import require
 from .replicates import Estimate
 from .spec import SpecError
-from .sweep import Plan, StaleRunsWarning, load, plan, record_plan, run_sweep
+from .sweep import Plan, StaleRunsWarning, keep_runs, load, plan, record_plan, run_sweep
 
 
 def experiments_dir() -> Path:
@@ -123,6 +127,19 @@ def sweep_path(name: str) -> Path | None:
     if rel is None:
         return None  # a model-only figure: nothing to simulate
     return (folder(name) / rel).resolve()
+
+
+def figure_plan(name: str, scale: str | None = None) -> Plan:
+    """The runs reproduction `name` draws: its sweep's plan at `scale`, with only the runs its
+    ``figure.py``'s ``RUNS`` keeps, if it sets one (an expression like ``sweep.filter``'s):
+    figures that share a sweep take their part of it, so a figure of one workload neither runs
+    nor waits for the other's runs. ValueError for a model-only figure (no sweep)."""
+    path = sweep_path(name)
+    if path is None:
+        raise ValueError(f"{name} has no sweep: its figure runs nothing")
+    p = plan(path, scale=scale, warn=False)
+    expr = getattr(module(name), "RUNS", None)
+    return p if expr is None else keep_runs(p, expr, f"RUNS of {name}'s figure.py")
 
 
 def module(name: str) -> ModuleType:
@@ -612,7 +629,7 @@ def _run_protocols(name: str, scale: str | None) -> tuple[tuple[str, str], ...]:
     scales: list[str | None] = [scale] if scale else [*sorted(_sweep_scales(path))] or [None]
     out: dict[str, str] = {}
     for sc in scales:
-        out.update({r.hash: result_class(r.spec) for r in plan(path, scale=sc, warn=False).runs})
+        out.update({r.hash: result_class(r.spec) for r in figure_plan(name, sc).runs})
     return tuple(out.items())
 
 
@@ -818,7 +835,7 @@ def reproduce(
     if spec_path is not None:
         # No unused-field warnings: figures share setting files (PASE's sets `[pfabric]` for
         # the figures that run pFabric), so a figure's sweep may leave part of one unused.
-        p = plan(spec_path, scale=scale, warn=False)
+        p = figure_plan(name, scale)
         planned = len(p.runs)
         if seeds is not None:
             unknown = [x for x in seeds if x not in (p.seeds or [])]

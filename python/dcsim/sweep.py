@@ -369,13 +369,24 @@ def _suggest(word: str, candidates: Collection[str]) -> str | None:
     return m[0] if m else None
 
 
-def _keep(expr: str, params: Mapping[str, Any]) -> bool:
+def _keep(expr: str, params: Mapping[str, Any], field: str = "sweep.filter") -> bool:
+    """Whether run `params` passes filter `expr` (``sweep.filter``, or the `field` that gave it):
+    an expression in the axes' last name parts (``load``, ``protocol``) or ``p["a.b"]``."""
     names = {_short(k): v for k, v in params.items()}
     names["p"] = dict(params)
     try:
         return bool(eval(expr, {"__builtins__": {}}, names))  # noqa: S307 (user's own spec)
     except Exception as e:
-        raise SpecError(f"`sweep.filter` {expr!r} failed on {dict(params)}: {e}", "sweep.filter") from None
+        raise SpecError(f"`{field}` {expr!r} failed on {dict(params)}: {e}", field) from None
+
+
+def keep_runs(p: Plan, expr: str, field: str) -> Plan:
+    """Plan `p` with only the runs filter `expr` keeps (the same expressions as
+    ``sweep.filter``; `field` names where it was given, for errors)."""
+    runs = [r for r in p.runs if _keep(expr, r.params, field)]
+    if not runs:
+        raise SpecError(f"`{field}` {expr!r} keeps none of the sweep's {len(p.runs)} runs", field)
+    return Plan(p.axes, runs, p.base_dir)
 
 
 # ---------------------------------------------------------------------------------------

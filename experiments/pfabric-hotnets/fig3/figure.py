@@ -15,6 +15,9 @@ KEYS = hn.KEYS
 #: store (`dcsim reproduce --finished-only --reuse-runs`): paper-scale seeds accumulate over sittings.
 PER_RUN = True
 SWEEP = "../fig2/sweep.toml"
+#: Fig. 2's sweep covers both workloads; this figure draws the datamining runs alone, so it neither
+#: runs nor waits for the websearch ones.
+RUNS = "flow_sizes == 'datamining'"
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:

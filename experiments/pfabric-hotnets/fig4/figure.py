@@ -15,6 +15,9 @@ KEYS = hn.KEYS
 #: store (`dcsim reproduce --finished-only --reuse-runs`): paper-scale seeds accumulate over sittings.
 PER_RUN = True
 SWEEP = "../fig2/sweep.toml"
+#: Fig. 2's sweep covers both workloads; this figure draws the websearch runs alone, so it neither
+#: runs nor waits for the datamining ones.
+RUNS = "flow_sizes == 'websearch'"
 
 
 def data(runs: pd.DataFrame) -> pd.DataFrame:
