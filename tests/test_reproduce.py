@@ -1007,12 +1007,13 @@ def test_a_self_simulating_figure_replicates_over_seeds_and_knows_its_scale(tmp_
     asked.clear()
     out = rep.reproduce("dcpim-max-load", scale="paper", out_root=tmp_path)
     frame, produced = rep.read_data_csv(out["data"])
-    assert produced["seeds"] == "1" and produced["scale"] == "paper"
-    assert set(frame.flows_per_run) == {200_000}
-    assert {f for f, _ in asked} == {200_000} and {s for _, s in asked} == {1}
-    # Started at the published load and galloping by 2: r = 2, k = 4 (published 78, answer
-    # 57) comes down 78, 76, ..., 56, then bisects to 57.
-    assert frame[(frame.rounds == 2) & (frame.channels == 4)].iloc[0].ours_pct_mean == 57
+    assert produced["seeds"] == "1 2 3" and produced["scale"] == "paper"
+    assert set(frame.flows_per_run) == {200_000} and set(frame.n_seeds) == {3}
+    assert {f for f, _ in asked} == {200_000} and {s for _, s in asked} == {1, 2, 3}
+    # Started at the published load and galloping by 2: r = 2, k = 4 (published 78; seed 1's
+    # answer 57) comes down 78, 76, ..., 56, then bisects to 57.
+    cell = frame[(frame.rounds == 2) & (frame.channels == 4)].iloc[0]
+    assert cell.ours_pct_mean == 58  # seeds 1-3 give 57, 58, 59
 
 
 def test_a_per_seed_figures_comparison_is_each_seeds():
