@@ -8,10 +8,11 @@ NumPacketOutstanding over StartedPkts). Here each (r, k) is searched on a 1 % gr
 galloping from a first guess and then bisecting, with runs of the scale's flows (`SCALES`:
 20,000 at quick scale, 200,000 at paper scale; three seeds at each). In runs that short, a stable
 network's own backlog at the last arrival (the large IMC10 flows in progress) is several per
-cent of what arrived, so the same ratio is taken over the second half of the arrivals only:
-packets the sources put on the wire while the second half of the flows arrived, over the
-packets of those flows (`output.timeseries_us`; a stable run's backlog cancels out, a growing
-one does not). The README measures how the answer moves with the run length.
+cent of what arrived, so the same ratio is taken over the second half of the arrivals only,
+counted in packets: from the time half of the run's packets had arrived (with their flows) to
+the last arrival, the packets the sources put on the wire over the packets that arrived
+(`output.timeseries_us`; a stable run's backlog cancels out, a growing one does not). The
+README measures how the answer moves with the run length.
 
 Runs are simulated here, in ``data`` (the search is adaptive, so there is no fixed sweep), and
 kept in the run store as ``dcpim-max-load.json`` so an interrupted reproduction resumes."""
@@ -72,7 +73,7 @@ SCALES = {
 SEEDS = sorted({s for sc in SCALES.values() for s in sc.seeds})
 #: Flows per run at quick scale (the artifact: 1,000,000).
 FLOWS = SCALES["quick"].flows
-#: Sustained: more than this fraction of the second half's packets delivered during it.
+#: Sustained: more than this fraction of the second half's packets put on the wire during it.
 THRESHOLD = 0.975
 #: The search grid, per cent.
 LO, HI = 30, 95
@@ -83,8 +84,9 @@ KEYS = ["rounds", "channels", "published_pct", "flows_per_run"]
 
 
 def delivered_fraction(r: Any) -> float:
-    """Packets the sources put on the wire while the second half of the flows arrived, over the
-    packets of those flows (from the run's time series, up to the last arrival)."""
+    """From the time half of the run's packets had arrived (a flow's packets arrive with it) to
+    the last arrival: the packets the sources put on the wire over the packets that arrived
+    (from the run's time series, at its sampling interval)."""
     ts = r.recordings["timeseries"].to_pandas()
     ts = ts[ts.t_us <= r.flows.start_us.max()]
     arrived = ts.arrived_packets.to_numpy(dtype=float)
