@@ -57,6 +57,23 @@ def test_run_returns_summary_and_flows():
     assert small.slowdown.mean() == pytest.approx(s["bins"]["0-100KB"]["mean_slowdown"])
 
 
+def test_the_summary_gives_the_load_the_drawn_flows_offered():
+    """`offered_load` is the drawn flows' payload bytes × 1500 / 1460 per second up to the last
+    arrival over the host links' capacity (all-to-all: every host link), computed here from the
+    flow table."""
+    hosts, gbps, load = 3 * 4, 10, 0.5
+    spec = {
+        "topology": {"racks": 3, "hosts_per_rack": 4, "spines": 2, "host_link_gbps": gbps},
+        "workload": {"flows": 2000, "load": load, "flow_sizes": "datamining"},
+        "transport": {"protocol": "ideal"},
+    }
+    r = dcsim.run(spec)
+    f = r.flows
+    by_hand = f.size_bytes.sum() * 1500 / 1460 * 8 / (f.start_us.max() * 1e-6) / (hosts * gbps * 1e9)
+    assert r.summary["offered_load"] == pytest.approx(by_hand, rel=1e-6)
+    assert "offered load" in dcsim.format_summary(r.summary)
+
+
 def test_overrides_as_keywords_and_dotted_dict():
     a = dcsim.run(SMALL, workload__flows=50, seed=3)
     b = dcsim.run(SMALL, overrides={"workload.flows": 50, "seed": 3})

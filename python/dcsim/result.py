@@ -520,6 +520,11 @@ def format_summary(summary: dict[str, Any]) -> str:
     lines += [
         "",
         f"throughput        {s['throughput_gbps']:.1f} Gbps (fabric-wide goodput)",
+        *(
+            [f"offered load      {s['offered_load']:.3f} (the drawn flows' bytes; docs/metrics.md)"]
+            if s.get("offered_load") is not None
+            else []
+        ),
         f"packets injected  {s['data_packets_injected']} data, {s['control_packets_injected']} control",
         "drops by hop      " + ", ".join(f"{k} {v}" for k, v in drops.items()),
         f"events            {s['events']} in {s['wall_seconds']:.2f} s wall "

@@ -63,6 +63,10 @@ pub struct RunCounters {
     /// second of that period, Gbps (whole fabric): the delivered rate of the loaded network,
     /// free of the drain at the end of a run. The run's flows only (not the long-lived ones).
     pub throughput_during_arrivals_gbps: f64,
+    /// The load the run's arrivals offered, in `workload.load`'s terms (their bytes per second
+    /// to the last arrival against the rate the load asked for); `None` without an arrival
+    /// rate (a trace, flows all at time 0).
+    pub offered_load: Option<f64>,
     /// The transport's own counters (e.g. PASE's arbitration messages), by name.
     pub transport_counters: BTreeMap<String, u64>,
     /// Distinct payload bytes the long-lived flows (`workload.long_lived_flows`) delivered to

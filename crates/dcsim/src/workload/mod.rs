@@ -203,6 +203,9 @@ pub struct Generator {
     mean_gap_s: f64,
     /// Mean bytes a flow (or incast request) carries.
     mean_bytes: f64,
+    /// Payload bytes of the flows (or incast requests) drawn so far, query responses and
+    /// long-lived flows left out: what [`Generator::offered_load`] measures.
+    offered_payload_bytes: u64,
     now_s: f64,
     limit: u64,
     /// The flows the run is about: `limit`, or with `stop_when = "n-finished"` the number
@@ -398,6 +401,7 @@ impl Generator {
             n_hosts,
             mean_gap_s,
             mean_bytes: mean,
+            offered_payload_bytes: 0,
             now_s: 0.0,
             limit,
             target,
@@ -439,6 +443,20 @@ impl Generator {
     /// "n-finished"` how many must finish (it then produces flows without end).
     pub fn total(&self) -> u64 {
         self.target + self.queries.as_ref().map_or(0, |q| q.left * q.fanout as u64)
+    }
+
+    /// The load the arrivals drawn so far offer, in `workload.load`'s terms: `load` times their
+    /// bytes per second up to the latest arrival, over the bytes per second the arrival rate
+    /// was set for (the mean bytes of an arrival over the mean gap). A draw from a heavy-tailed
+    /// distribution brings more or fewer bytes than its mean, so this moves with the seed
+    /// (docs/metrics.md). `None` where arrivals have no rate: a trace, every flow at time 0,
+    /// or nothing drawn.
+    pub fn offered_load(&self, load: f64) -> Option<f64> {
+        let has_rate = matches!(self.source, Source::Poisson { .. } | Source::Incast { .. });
+        (has_rate && !self.at_start && self.now_s > 0.0 && self.mean_bytes > 0.0).then(|| {
+            let offered_bytes_per_s = self.offered_payload_bytes as f64 / self.now_s;
+            load * offered_bytes_per_s / (self.mean_bytes / self.mean_gap_s)
+        })
     }
 
     /// What the workload is expected to bring, for sizing recordings before a run: the span of
@@ -547,6 +565,7 @@ impl Generator {
                     tenant_of(id, self.sizes.len(), &self.tenant_cdf, &mut self.rng_tenant);
                 let (src, dst) = pairs.draw(&mut self.rng_pair, self.n_hosts);
                 let size = self.sizes[tenant as usize].sample(&mut self.rng_size);
+                self.offered_payload_bytes += size;
                 FlowArrival {
                     id,
                     label: LABEL_FROM_ID,
@@ -569,6 +588,7 @@ impl Generator {
                     tenant_of(request, self.sizes.len(), &self.tenant_cdf, &mut self.rng_tenant);
                 let dst = self.rng_pair.below(self.n_hosts as u64) as u32;
                 let total = self.sizes[tenant as usize].sample(&mut self.rng_size);
+                self.offered_payload_bytes += total;
                 let share = total.div_ceil(n as u64).max(1);
                 // N distinct senders other than the receiver (partial Fisher-Yates).
                 let mut hosts: Vec<u32> = (0..self.n_hosts).filter(|&h| h != dst).collect();
@@ -656,6 +676,56 @@ mod tests {
         let load = bytes * 8.0 / last.as_secs_f64() / (144.0 * 10e9);
         assert!((load - 0.6).abs() < 0.03, "measured load {load}");
         assert!(srcs.iter().all(|&c| c > 1100 && c < 1700), "{srcs:?}");
+    }
+
+    /// The load `flows` offer, counted by hand as the arrival rate is set: payload bytes ×
+    /// 1500 / 1460 per second up to the last arrival, over `links` host links of 10 Gbps.
+    fn offered_by_hand(flows: &[FlowArrival], links: f64) -> f64 {
+        let payload: f64 = flows.iter().map(|f| f.size_bytes as f64).sum();
+        let wire = payload * (MSS_BYTES + HEADER_BYTES) as f64 / MSS_BYTES as f64;
+        wire * 8.0 / flows.last().unwrap().start.as_secs_f64() / (links * 10e9)
+    }
+
+    #[test]
+    fn offered_load_is_what_the_drawn_flows_bring() {
+        // All-to-all: the load is on the 144 host links. Data mining's heavy tail: 20,000
+        // flows bring noticeably fewer or more bytes than the distribution's mean.
+        let mut g = gen("[workload]\nflow_sizes = \"datamining\"\nflows = 20000\nload = 0.5");
+        assert_eq!(g.offered_load(0.5), None, "nothing drawn yet");
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        let (got, hand) = (g.offered_load(0.5).unwrap(), offered_by_hand(&flows, 144.0));
+        assert!((got / hand - 1.0).abs() < 1e-9, "{got} against {hand} by hand");
+        assert!((got - 0.5).abs() > 0.005, "a heavy-tailed draw is not the mean: {got}");
+        // Fan-in: the load is on the receiver's one link.
+        let mut g = gen("[workload]\nmatrix = \"fan-in\"\nflows = 2000\nload = 0.3");
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        let (got, hand) = (g.offered_load(0.3).unwrap(), offered_by_hand(&flows, 1.0));
+        assert!((got / hand - 1.0).abs() < 1e-9, "{got} against {hand} by hand");
+        // Incast: requests of 1 MB split over 7 senders (142,858 bytes each, 6 bytes more
+        // than the request between them); the load is on the 144 receivers' links.
+        let mut g = gen(
+            "[workload]\nmatrix = \"incast\"\nflow_sizes = 1000000\nincast_senders = 7\nflows = 7000",
+        );
+        let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
+        assert_eq!(flows[0].size_bytes, 142_858);
+        let requests = flows.len() as f64 / 7.0;
+        let hand = offered_by_hand(&flows, 144.0) * 1_000_000.0 / (142_858.0 * 7.0);
+        let got = g.offered_load(0.6).unwrap();
+        assert!(
+            (got / hand - 1.0).abs() < 1e-9,
+            "{got} against {hand} by hand ({requests} requests)"
+        );
+    }
+
+    #[test]
+    fn offered_load_nears_the_load_for_a_light_tail_and_is_none_without_a_rate() {
+        let mut g = gen("[workload]\nflow_sizes = { uniform = [100000, 500000] }\nflows = 200000");
+        while g.next_flow().is_some() {}
+        let got = g.offered_load(0.6).unwrap();
+        assert!((got - 0.6).abs() < 0.006, "{got}");
+        let mut g = gen("[workload]\narrivals = \"at-start\"\nflows = 100");
+        while g.next_flow().is_some() {}
+        assert_eq!(g.offered_load(0.6), None, "every flow at time 0: no rate");
     }
 
     #[test]
