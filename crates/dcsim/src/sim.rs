@@ -464,7 +464,7 @@ impl Simulation {
             drops_by_hop: self.fab.per_hop(|s| s.dropped_packets),
             marks_by_hop: self.fab.per_hop(|s| s.marked_packets),
             partitions: 1,
-            offered_load: self.workload.offered_load(self.spec.workload.load),
+            offered_load: self.workload.offered_load(),
             ..RunCounters::default()
         };
         let warmup =
@@ -679,7 +679,7 @@ impl Simulation {
             flows_stalled,
             conservation_error,
             throughput_during_arrivals_gbps: self.throughput_during_arrivals_gbps(),
-            offered_load: self.workload.offered_load(self.spec.workload.load),
+            offered_load: self.workload.offered_load(),
             transport_counters: self
                 .transport
                 .counters()

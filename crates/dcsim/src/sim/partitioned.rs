@@ -913,7 +913,7 @@ impl<'s> Coordinator<'s> {
             flows_stalled,
             conservation_error,
             throughput_during_arrivals_gbps: sim.throughput_during_arrivals_gbps(),
-            offered_load: sim.workload.offered_load(sim.spec.workload.load),
+            offered_load: sim.workload.offered_load(),
             transport_counters,
             long_lived_bytes_delivered: long_lived_bytes,
             long_lived_goodput_gbps: match now.as_secs_f64() {

@@ -203,6 +203,8 @@ pub struct Generator {
     mean_gap_s: f64,
     /// Mean bytes a flow (or incast request) carries.
     mean_bytes: f64,
+    /// `workload.load`, what [`Generator::offered_load`] is measured against.
+    load: f64,
     /// Payload bytes of the flows (or incast requests) drawn so far, query responses and
     /// long-lived flows left out: what [`Generator::offered_load`] measures.
     offered_payload_bytes: u64,
@@ -401,6 +403,7 @@ impl Generator {
             n_hosts,
             mean_gap_s,
             mean_bytes: mean,
+            load: w.load,
             offered_payload_bytes: 0,
             now_s: 0.0,
             limit,
@@ -445,17 +448,17 @@ impl Generator {
         self.target + self.queries.as_ref().map_or(0, |q| q.left * q.fanout as u64)
     }
 
-    /// The load the arrivals drawn so far offer, in `workload.load`'s terms: `load` times their
+    /// The load the arrivals drawn so far offer, in `workload.load`'s terms: the load times their
     /// bytes per second up to the latest arrival, over the bytes per second the arrival rate
     /// was set for (the mean bytes of an arrival over the mean gap). A draw from a heavy-tailed
     /// distribution brings more or fewer bytes than its mean, so this moves with the seed
     /// (docs/metrics.md). `None` where arrivals have no rate: a trace, every flow at time 0,
     /// or nothing drawn.
-    pub fn offered_load(&self, load: f64) -> Option<f64> {
+    pub fn offered_load(&self) -> Option<f64> {
         let has_rate = matches!(self.source, Source::Poisson { .. } | Source::Incast { .. });
         (has_rate && !self.at_start && self.now_s > 0.0 && self.mean_bytes > 0.0).then(|| {
             let offered_bytes_per_s = self.offered_payload_bytes as f64 / self.now_s;
-            load * offered_bytes_per_s / (self.mean_bytes / self.mean_gap_s)
+            self.load * offered_bytes_per_s / (self.mean_bytes / self.mean_gap_s)
         })
     }
 
@@ -691,15 +694,15 @@ mod tests {
         // All-to-all: the load is on the 144 host links. Data mining's heavy tail: 20,000
         // flows bring noticeably fewer or more bytes than the distribution's mean.
         let mut g = gen("[workload]\nflow_sizes = \"datamining\"\nflows = 20000\nload = 0.5");
-        assert_eq!(g.offered_load(0.5), None, "nothing drawn yet");
+        assert_eq!(g.offered_load(), None, "nothing drawn yet");
         let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
-        let (got, hand) = (g.offered_load(0.5).unwrap(), offered_by_hand(&flows, 144.0));
+        let (got, hand) = (g.offered_load().unwrap(), offered_by_hand(&flows, 144.0));
         assert!((got / hand - 1.0).abs() < 1e-9, "{got} against {hand} by hand");
         assert!((got - 0.5).abs() > 0.005, "a heavy-tailed draw is not the mean: {got}");
         // Fan-in: the load is on the receiver's one link.
         let mut g = gen("[workload]\nmatrix = \"fan-in\"\nflows = 2000\nload = 0.3");
         let flows: Vec<_> = std::iter::from_fn(|| g.next_flow()).collect();
-        let (got, hand) = (g.offered_load(0.3).unwrap(), offered_by_hand(&flows, 1.0));
+        let (got, hand) = (g.offered_load().unwrap(), offered_by_hand(&flows, 1.0));
         assert!((got / hand - 1.0).abs() < 1e-9, "{got} against {hand} by hand");
         // Incast: requests of 1 MB split over 7 senders (142,858 bytes each, 6 bytes more
         // than the request between them); the load is on the 144 receivers' links.
@@ -710,7 +713,7 @@ mod tests {
         assert_eq!(flows[0].size_bytes, 142_858);
         let requests = flows.len() as f64 / 7.0;
         let hand = offered_by_hand(&flows, 144.0) * 1_000_000.0 / (142_858.0 * 7.0);
-        let got = g.offered_load(0.6).unwrap();
+        let got = g.offered_load().unwrap();
         assert!(
             (got / hand - 1.0).abs() < 1e-9,
             "{got} against {hand} by hand ({requests} requests)"
@@ -721,11 +724,11 @@ mod tests {
     fn offered_load_nears_the_load_for_a_light_tail_and_is_none_without_a_rate() {
         let mut g = gen("[workload]\nflow_sizes = { uniform = [100000, 500000] }\nflows = 200000");
         while g.next_flow().is_some() {}
-        let got = g.offered_load(0.6).unwrap();
+        let got = g.offered_load().unwrap();
         assert!((got - 0.6).abs() < 0.006, "{got}");
         let mut g = gen("[workload]\narrivals = \"at-start\"\nflows = 100");
         while g.next_flow().is_some() {}
-        assert_eq!(g.offered_load(0.6), None, "every flow at time 0: no rate");
+        assert_eq!(g.offered_load(), None, "every flow at time 0: no rate");
     }
 
     #[test]
