@@ -366,6 +366,8 @@ ADDED_FIELDS: dict[str, Any] = {
     "pfabric.classify": "flow-size",
     "pfabric.sack_window": False,
     "pfabric.ties": "random",
+    "pfabric.rto": "fixed",
+    "pfabric.max_rto_us": 2_000_000.0,
     "pase.queues": 8,
     "pase.arbitration": "end-to-end",
     "pase.order": "srpt",

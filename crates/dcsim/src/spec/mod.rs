@@ -341,6 +341,20 @@ mod tests {
     }
 
     #[test]
+    fn pfabric_max_rto_below_its_rto_is_rejected_with_the_field() {
+        let e = err("[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto = \"adaptive\"\nrto_us = 40\nmax_rto_us = 30\n");
+        assert_eq!(e.path, "pfabric.max_rto_us");
+        assert!(e.message.contains("30 is below `pfabric.rto_us` = 40"), "{}", e.message);
+        let e = err("[pfabric]\nrto = \"backoff\"\n");
+        assert_eq!(e.path, "pfabric.rto");
+        assert!(
+            e.message.contains("\"fixed\"") && e.message.contains("\"adaptive\""),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
     fn pias_thresholds_resolve_or_are_rejected_with_the_field() {
         let pias = "[transport]\nprotocol = \"pias\"\n";
         // auto: the authors' table at a tabulated load, the closed form elsewhere.

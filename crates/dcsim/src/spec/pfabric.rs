@@ -4,7 +4,7 @@ use super::derived::{cdf_of_workload, given_or_computed};
 use super::reader::Section;
 use super::reader::{MAX_BUFFER_BYTES, MAX_WINDOW_PKTS};
 use super::topology::TopologySpec;
-use super::transport::TransportSpec;
+use super::transport::{RtoMode, TransportSpec};
 use super::workload::WorkloadSpec;
 use crate::error::SpecError;
 use serde::Serialize;
@@ -29,8 +29,16 @@ pub struct PfabricSpec {
     /// Per-port buffer, bytes; 0 (default) = `transport.buffer_bytes` or `topology.buffer_bytes`.
     /// 22500 in HotNets'12, 36000 in the SIGCOMM'13 scripts.
     pub buffer_bytes: u64,
-    /// Fixed RTO, µs. Default 45 (SIGCOMM'13 scripts); 40 in HotNets'12.
+    /// The RTO, µs (with `rto = "adaptive"` its floor, the minRTO). Default 45 (SIGCOMM'13
+    /// scripts); 40 in HotNets'12.
     pub rto_us: f64,
+    /// `fixed` (default): always `rto_us`, no estimation, no backoff, as HotNets'12 §3 gives
+    /// MinTCP. `adaptive`: TCP's estimate max(`rto_us`, srtt + 4·rttvar), doubled per
+    /// consecutive timeout up to `max_rto_us`: a reading of HotNets'12 §3, which removes
+    /// timeout estimation from MinTCP only and calls LineRate's 40 µs a "minRTO".
+    pub rto: RtoMode,
+    /// The largest RTO with `rto = "adaptive"`, µs. Default 2,000,000 (as `transport`'s).
+    pub max_rto_us: f64,
     /// Initial window, packets. Default 12.
     pub initial_window_pkts: u32,
     /// Largest window, packets; 0 (default) = what the flow's queue holds, in packets, minus 1,
@@ -158,6 +166,14 @@ pub fn resolve(
         rate_control: pf.choice("rate_control", RateControl::Mintcp)?,
         buffer_bytes: pf.bytes_in("buffer_bytes", 0, 0, MAX_BUFFER_BYTES)?,
         rto_us: pf.f64_in("rto_us", 45.0, 0.001, 1e9, "must be a positive time in µs")?,
+        rto: pf.choice("rto", RtoMode::Fixed)?,
+        max_rto_us: pf.f64_in(
+            "max_rto_us",
+            2_000_000.0,
+            0.001,
+            1e10,
+            "must be a positive time in µs",
+        )?,
         initial_window_pkts: pf.u32_in("initial_window_pkts", 12, 1, 1_000_000)?,
         max_window_pkts: pf.u32_in("max_window_pkts", 0, 0, MAX_WINDOW_PKTS)?,
         probe_after_timeouts: pf.u32_in("probe_after_timeouts", 5, 0, 1_000_000)?,
@@ -174,6 +190,12 @@ pub fn resolve(
         return Err(SpecError::new(
             "pfabric.buffer_bytes",
             format!("{} bytes cannot hold one 1500-byte packet", pfabric.buffer_bytes),
+        ));
+    }
+    if pfabric.max_rto_us < pfabric.rto_us {
+        return Err(SpecError::new(
+            pf.field("max_rto_us"),
+            format!("{} is below `pfabric.rto_us` = {}", pfabric.max_rto_us, pfabric.rto_us),
         ));
     }
     if pfabric.max_window_pkts > 0 && pfabric.max_window_pkts < pfabric.initial_window_pkts {

@@ -13,7 +13,7 @@
 
 use super::reader::{show, Fields, Kind};
 use super::transport::WINDOW_FIELDS;
-use super::{Arrivals, FlowSizes, Matrix, Protocol, RateControl, Spec, TopologyKind};
+use super::{Arrivals, FlowSizes, Matrix, Protocol, RateControl, RtoMode, Spec, TopologyKind};
 use crate::choice::Choice;
 use serde_json::{Map, Value};
 
@@ -332,6 +332,9 @@ impl Spec {
             "threshold_method" if non_empty_list(lookup(tree, "pfabric.thresholds")) => {
                 Some("`pfabric.thresholds` is given".into())
             }
+            "max_rto_us" if p.rto == RtoMode::Fixed => Some(
+                "read only with `pfabric.rto` = \"adaptive\" (a fixed RTO is always `pfabric.rto_us`)".into(),
+            ),
             "initial_window_pkts" | "probe_after_timeouts"
                 if p.rate_control == RateControl::Linerate =>
             {

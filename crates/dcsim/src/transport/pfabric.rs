@@ -2,7 +2,9 @@
 //!
 //! pFabric leaves scheduling to the switches ([`crate::queue::PriorityDropQueue`]) and keeps
 //! the hosts minimal. Both variants run on the shared window mechanism with: every data packet
-//! tagged with the flow's remaining bytes, no fast retransmit, a fixed RTO without backoff,
+//! tagged with the flow's remaining bytes, no fast retransmit, a fixed RTO without backoff
+//! (or, with `pfabric.rto = "adaptive"`, TCP's estimate over that floor with backoff: HotNets
+//! §3 removes timeout estimation from MinTCP only, and calls LineRate's 40 µs a "minRTO"),
 //! and retransmissions that skip packets the receiver already holds (the SACK of the ns-2
 //! agent, idealised as in the pHost authors' simulator).
 //! With `pfabric.sack_window` the window also counts the packets the receiver holds beyond
@@ -93,9 +95,12 @@ pub fn pfabric_hosts(spec: &Spec, tagger: Tagger) -> WindowTransport<PfabricRate
     let params = WindowParams {
         initial_window: initial,
         max_window: max,
-        rto_mode: RtoMode::Fixed,
+        rto_mode: p.rto,
         min_rto: rto,
-        max_rto: rto,
+        max_rto: match p.rto {
+            RtoMode::Fixed => rto,
+            RtoMode::Adaptive => SimTime::from_us_f64(p.max_rto_us),
+        },
         dupack: DupAckThreshold::Off,
         sack_skip: true,
         sack_window: p.sack_window,

@@ -329,6 +329,35 @@ fn linerate_keeps_its_window_through_losses() {
     assert!(fct_ps(&lr, 0) <= fct_ps(&mt, 0));
 }
 
+/// `pfabric.rto = "adaptive"`: TCP's estimate over the `rto_us` floor, doubled per
+/// consecutive timeout. Three packets, packet 2 lost on its first two sends. The ACKs of
+/// packets 0 and 1 return at 1632 and 2832 ns (RTT samples far below the 40 µs floor) and
+/// restart the timer: the first timeout fires at 42 832 ns in both modes. The fixed RTO fires
+/// again at 82 832 and 122 832 ns; the adaptive one waits 80 µs, then 160 µs: 122 832 and
+/// 282 832 ns. The third resend gets through, acknowledged 1632 ns later.
+#[test]
+fn pfabric_adaptive_rto_backs_off_per_consecutive_timeout() {
+    let loss = LossRule { flow: 0, seq: 2, kind: PacketKind::DATA, hop: 0, count: 3 };
+    for (rto, last_timeout_ns) in [("fixed", 122_832), ("adaptive", 282_832)] {
+        let spec = spec_with_trace(
+            &format!(
+                "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrate_control = \"linerate\"\nrto_us = 40\nrto = \"{rto}\"\n"
+            ),
+            &["0,0,1,4380,0"],
+        );
+        let out = run(spec, &[loss]);
+        assert_eq!(fct_ps(&out, 0), ns(last_timeout_ns + 1632), "rto = {rto}");
+        assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (3, 3), "rto = {rto}");
+    }
+    // The backoff stops at `max_rto_us`: with 60 µs the second wait is 60 µs, not 160.
+    let spec = spec_with_trace(
+        "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrate_control = \"linerate\"\nrto_us = 40\nrto = \"adaptive\"\nmax_rto_us = 60\n",
+        &["0,0,1,4380,0"],
+    );
+    let out = run(spec, &[loss]);
+    assert_eq!(fct_ps(&out, 0), ns(42_832 + 60_000 + 60_000 + 1632));
+}
+
 #[test]
 fn pfabric_deadline_mode_serves_the_earliest_deadline_first() {
     // The same two flows as the preemption test, but the large flow has the earlier deadline
