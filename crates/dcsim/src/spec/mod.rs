@@ -345,6 +345,9 @@ mod tests {
         let e = err("[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrto = \"adaptive\"\nrto_us = 40\nmax_rto_us = 30\n");
         assert_eq!(e.path, "pfabric.max_rto_us");
         assert!(e.message.contains("30 is below `pfabric.rto_us` = 40"), "{}", e.message);
+        // A fixed RTO above the (unread) default cap of 2 s is accepted.
+        let s = Spec::from_toml_str("[pfabric]\nrto_us = 3000000\n").unwrap();
+        assert_eq!(s.pfabric.rto_us, 3_000_000.0);
         let e = err("[pfabric]\nrto = \"backoff\"\n");
         assert_eq!(e.path, "pfabric.rto");
         assert!(

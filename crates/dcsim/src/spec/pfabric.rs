@@ -192,7 +192,8 @@ pub fn resolve(
             format!("{} bytes cannot hold one 1500-byte packet", pfabric.buffer_bytes),
         ));
     }
-    if pfabric.max_rto_us < pfabric.rto_us {
+    // Only the adaptive RTO reads the cap: a fixed RTO above the default cap is no error.
+    if pfabric.rto == RtoMode::Adaptive && pfabric.max_rto_us < pfabric.rto_us {
         return Err(SpecError::new(
             pf.field("max_rto_us"),
             format!("{} is below `pfabric.rto_us` = {}", pfabric.max_rto_us, pfabric.rto_us),
