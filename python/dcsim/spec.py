@@ -367,6 +367,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "pfabric.sack_window": False,
     "pfabric.ties": "random",
     "pfabric.rto": "fixed",
+    "pfabric.dequeue": "flow-earliest",
     "pfabric.max_rto_us": 2_000_000.0,
     "pase.queues": 8,
     "pase.arbitration": "end-to-end",

@@ -174,9 +174,10 @@ impl Simulation {
             let queue = match plan.queue {
                 QueuePlan::Fifo if timeline => PortQueue::Timeline(DropTail::new(buffer)),
                 QueuePlan::Fifo => PortQueue::Scheduled(AnyQueue::Fifo(Fifo::new(buffer))),
-                QueuePlan::PriorityDrop { queue_order_ties } => {
+                QueuePlan::PriorityDrop { queue_order_ties, most_urgent_first } => {
                     let q = PriorityDropQueue::new(buffer);
                     let q = if queue_order_ties { q.with_queue_order_ties() } else { q };
+                    let q = if most_urgent_first { q.with_most_urgent_first() } else { q };
                     PortQueue::Scheduled(AnyQueue::PriorityDrop(q))
                 }
                 QueuePlan::StrictPriority { queues, reserved_bytes } => {

@@ -47,6 +47,10 @@ pub struct PriorityDropQueue {
     /// Ties by queue order instead of at random: dequeue the earliest of the most urgent, drop
     /// the latest of the least urgent.
     queue_order_ties: bool,
+    /// Dequeue the most urgent packet itself, not the earliest packet of its flow (HotNets'12
+    /// §2.2 states no starvation rule; SIGCOMM'13 §4.1 adds it).
+    #[serde(default)]
+    most_urgent_first: bool,
 }
 
 /// Which of several equally ranked packets [`PriorityDropQueue::pick`] takes.
@@ -66,7 +70,16 @@ impl PriorityDropQueue {
             limit_bytes,
             extra_drops: Vec::new(),
             queue_order_ties: false,
+            most_urgent_first: false,
         }
+    }
+
+    /// The same queue sending the most urgent packet itself (HotNets'12 §2.2: "the packet
+    /// with the highest priority buffered at the port is dequeued"), without SIGCOMM'13 §4.1's
+    /// starvation rule (the earliest packet of that packet's flow).
+    pub fn with_most_urgent_first(mut self) -> Self {
+        self.most_urgent_first = true;
+        self
     }
 
     /// The same queue breaking ties by queue order, as the pFabric ns-2 patch's `drop-tail.cc`
@@ -164,9 +177,13 @@ impl QueueDiscipline for PriorityDropQueue {
         // The most urgent packet (smallest number), ties at random or the earliest...
         let tie = if self.queue_order_ties { Tie::Earliest } else { Tie::Random };
         let best = self.pick(rng, tie, |p, best| p < best)?;
-        // ...then the earliest-arrived packet of its flow.
-        let flow = self.entries[best].flow;
-        let first = self.entries.iter().position(|e| e.flow == flow).expect("best is of this flow");
+        // ...then the earliest-arrived packet of its flow (the starvation rule), unless off.
+        let first = if self.most_urgent_first {
+            best
+        } else {
+            let flow = self.entries[best].flow;
+            self.entries.iter().position(|e| e.flow == flow).expect("best is of this flow")
+        };
         let e = self.entries.remove(first);
         self.bytes -= e.size as u64;
         Some(e.id)
@@ -224,6 +241,26 @@ mod tests {
         assert_eq!(q.dequeue(&pool, &mut rng), Some(b));
         assert_eq!(q.dequeue(&pool, &mut rng), None);
         assert_eq!(q.len_bytes(), 0);
+    }
+
+    #[test]
+    fn without_the_starvation_rule_the_most_urgent_packet_goes_first() {
+        // The same four packets: in strict order of their numbers, a3 (6000), b (7000),
+        // a2 (7500), a1 (9000).
+        let mut pool = PacketPool::new();
+        let mut rng = Rng::new(1);
+        let mut q = PriorityDropQueue::new(100_000).with_most_urgent_first();
+        let a1 = pkt(&mut pool, 1, 0, 9000, 1500);
+        let b = pkt(&mut pool, 2, 0, 7000, 1500);
+        let a2 = pkt(&mut pool, 1, 1, 7500, 1500);
+        let a3 = pkt(&mut pool, 1, 2, 6000, 1500);
+        for id in [a1, b, a2, a3] {
+            assert_eq!(q.enqueue(id, &pool, &mut rng), Admission::Accepted);
+        }
+        for want in [a3, b, a2, a1] {
+            assert_eq!(q.dequeue(&pool, &mut rng), Some(want));
+        }
+        assert_eq!(q.dequeue(&pool, &mut rng), None);
     }
 
     #[test]

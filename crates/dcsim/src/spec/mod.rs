@@ -35,7 +35,9 @@ pub use homa::{HomaCutoffMethod, HomaPriorityRule, HomaSpec};
 pub use l2dct::{L2dctIncrease, L2dctSpec};
 pub use output::{EngineSpec, OutputSpec};
 pub use pase::{PaseArbitration, PaseLateFlows, PaseOrder, PaseRateControl, PaseSpec};
-pub use pfabric::{ClassifyBy, PfabricSpec, PriorityKey, RateControl, ThresholdMethod, TieBreak};
+pub use pfabric::{
+    ClassifyBy, Dequeue, PfabricSpec, PriorityKey, RateControl, ThresholdMethod, TieBreak,
+};
 pub use phost::{PhostPolicy, PhostPreset, PhostSpec};
 pub use pias::{PiasEcn, PiasSpec, PiasThresholdMethod};
 pub use reader::{apply_override, byte_count_error, parse_bytes, parse_toml, suggest, Fields};

@@ -58,6 +58,10 @@ pub struct PfabricSpec {
     /// least urgent dropped: the pFabric ns-2 patch's `drop-tail.cc` and the pHost authors'
     /// `PFabricQueue`).
     pub ties: TieBreak,
+    /// What the priority-dropping ports send: `flow-earliest` (default: the earliest packet
+    /// of the flow holding the most urgent packet, SIGCOMM'13 §4.1's starvation rule) or
+    /// `most-urgent` (that packet itself, as HotNets'12 §2.2 states the rule).
+    pub dequeue: Dequeue,
     /// 0 (default): pFabric's unlimited priorities (priority dropping). 1-8: pFabric over that
     /// many strict-priority FIFO queues sharing `buffer_bytes` (SIGCOMM'13 §6), flows mapped
     /// to queues by size with `thresholds`.
@@ -91,6 +95,16 @@ crate::choice! {
         /// By queue order: the earliest most urgent packet is sent, the latest least urgent
         /// one dropped (the authors' ns-2 patch and the pHost authors' simulator).
         QueueOrder = "queue-order",
+    }
+}
+
+crate::choice! {
+    /// Which packet pFabric's priority-dropping ports send.
+    pub enum Dequeue {
+        /// The earliest packet of the flow that holds the most urgent one (SIGCOMM'13 §4.1).
+        FlowEarliest = "flow-earliest",
+        /// The most urgent packet (HotNets'12 §2.2).
+        MostUrgent = "most-urgent",
     }
 }
 
@@ -179,6 +193,7 @@ pub fn resolve(
         probe_after_timeouts: pf.u32_in("probe_after_timeouts", 5, 0, 1_000_000)?,
         sack_window: pf.bool("sack_window", false)?,
         ties: pf.choice("ties", TieBreak::Random)?,
+        dequeue: pf.choice("dequeue", Dequeue::FlowEarliest)?,
         queues: pf.u32_in("queues", 0, 0, 8)?,
         thresholds: Vec::new(),
         threshold_method: pf.choice("threshold_method", ThresholdMethod::Mg1)?,

@@ -326,7 +326,7 @@ impl Spec {
             "classify" | "thresholds" | "threshold_method" | "reserved_bytes" if p.queues == 0 => {
                 Some("read only with `pfabric.queues` > 0 (pFabric over a few queues)".into())
             }
-            "ties" if p.queues > 0 && !las => Some(
+            "ties" | "dequeue" if p.queues > 0 && !las => Some(
                 "read only with `pfabric.queues` = 0: the few-queue ports serve each queue first in, first out".into(),
             ),
             "threshold_method" if non_empty_list(lookup(tree, "pfabric.thresholds")) => {

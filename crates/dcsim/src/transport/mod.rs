@@ -376,6 +376,9 @@ pub enum QueuePlan {
     PriorityDrop {
         /// Ties by queue order (`pfabric.ties = "queue-order"`), else at random.
         queue_order_ties: bool,
+        /// The most urgent packet itself is sent (`pfabric.dequeue = "most-urgent"`), else the
+        /// earliest packet of its flow.
+        most_urgent_first: bool,
     },
     /// Strict-priority FIFOs over one shared buffer, by the packets' classes.
     StrictPriority {
@@ -412,7 +415,7 @@ impl PortPlan {
     /// authors' simulators use their pFabric queue.
     pub fn priority_drop(spec: &Spec) -> Self {
         PortPlan {
-            queue: QueuePlan::PriorityDrop { queue_order_ties: false },
+            queue: QueuePlan::PriorityDrop { queue_order_ties: false, most_urgent_first: false },
             marking: EcnMarking::Off,
             buffer_bytes: spec.transport.port_buffer(&spec.topology),
         }

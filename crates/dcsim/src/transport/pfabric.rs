@@ -28,7 +28,9 @@ use super::window::{
 };
 use super::{Parts, PortPlan, Protocol, QueuePlan};
 use crate::queue::EcnMarking;
-use crate::spec::{ClassifyBy, DupAckThreshold, PriorityKey, RateControl, RtoMode, Spec, TieBreak};
+use crate::spec::{
+    ClassifyBy, Dequeue, DupAckThreshold, PriorityKey, RateControl, RtoMode, Spec, TieBreak,
+};
 use dcsim_engine::SimTime;
 
 /// MinTCP: TCP's growth and timeout response, nothing else (the mechanism's settings do the
@@ -119,7 +121,10 @@ pub fn pfabric_ports(spec: &Spec, few_queues: bool) -> PortPlan {
     let queue = if few_queues && p.queues > 0 {
         QueuePlan::StrictPriority { queues: p.queues as usize, reserved_bytes: p.reserved_bytes }
     } else {
-        QueuePlan::PriorityDrop { queue_order_ties: p.ties == TieBreak::QueueOrder }
+        QueuePlan::PriorityDrop {
+            queue_order_ties: p.ties == TieBreak::QueueOrder,
+            most_urgent_first: p.dequeue == Dequeue::MostUrgent,
+        }
     };
     PortPlan {
         queue,
