@@ -219,44 +219,42 @@ mod tests {
         })
     }
 
+    /// Flow 1's packets carry remaining sizes 9000, 7500, 6000 (urgency grows as it sends);
+    /// flow 2 has one packet at 7000. Enqueued in the order a1, b, a2, a3 into `q`.
+    fn two_flows(q: &mut PriorityDropQueue, pool: &mut PacketPool, rng: &mut Rng) -> [PacketId; 4] {
+        let a1 = pkt(pool, 1, 0, 9000, 1500);
+        let b = pkt(pool, 2, 0, 7000, 1500);
+        let a2 = pkt(pool, 1, 1, 7500, 1500);
+        let a3 = pkt(pool, 1, 2, 6000, 1500);
+        for id in [a1, b, a2, a3] {
+            assert_eq!(q.enqueue(id, pool, rng), Admission::Accepted);
+        }
+        [a1, b, a2, a3]
+    }
+
     #[test]
     fn sends_the_earliest_packet_of_the_most_urgent_flow() {
         let mut pool = PacketPool::new();
         let mut rng = Rng::new(1);
         let mut q = PriorityDropQueue::new(100_000);
-        // Flow 1's packets carry remaining sizes 9000, 7500, 6000 (urgency grows as it sends);
-        // flow 2 has one packet at 7000.
-        let a1 = pkt(&mut pool, 1, 0, 9000, 1500);
-        let b = pkt(&mut pool, 2, 0, 7000, 1500);
-        let a2 = pkt(&mut pool, 1, 1, 7500, 1500);
-        let a3 = pkt(&mut pool, 1, 2, 6000, 1500);
-        for id in [a1, b, a2, a3] {
-            assert_eq!(q.enqueue(id, &pool, &mut rng), Admission::Accepted);
-        }
+        let [a1, b, a2, a3] = two_flows(&mut q, &mut pool, &mut rng);
         // The most urgent packet is a3 (6000), so flow 1 goes first, oldest packet first:
         // a1 even though its own number (9000) is the largest in the queue.
-        assert_eq!(q.dequeue(&pool, &mut rng), Some(a1));
-        assert_eq!(q.dequeue(&pool, &mut rng), Some(a2));
-        assert_eq!(q.dequeue(&pool, &mut rng), Some(a3));
-        assert_eq!(q.dequeue(&pool, &mut rng), Some(b));
+        for want in [a1, a2, a3, b] {
+            assert_eq!(q.dequeue(&pool, &mut rng), Some(want));
+        }
         assert_eq!(q.dequeue(&pool, &mut rng), None);
         assert_eq!(q.len_bytes(), 0);
     }
 
     #[test]
     fn without_the_starvation_rule_the_most_urgent_packet_goes_first() {
-        // The same four packets: in strict order of their numbers, a3 (6000), b (7000),
+        // The same four packets, in strict order of their numbers: a3 (6000), b (7000),
         // a2 (7500), a1 (9000).
         let mut pool = PacketPool::new();
         let mut rng = Rng::new(1);
         let mut q = PriorityDropQueue::new(100_000).with_most_urgent_first();
-        let a1 = pkt(&mut pool, 1, 0, 9000, 1500);
-        let b = pkt(&mut pool, 2, 0, 7000, 1500);
-        let a2 = pkt(&mut pool, 1, 1, 7500, 1500);
-        let a3 = pkt(&mut pool, 1, 2, 6000, 1500);
-        for id in [a1, b, a2, a3] {
-            assert_eq!(q.enqueue(id, &pool, &mut rng), Admission::Accepted);
-        }
+        let [a1, b, a2, a3] = two_flows(&mut q, &mut pool, &mut rng);
         for want in [a3, b, a2, a1] {
             assert_eq!(q.dequeue(&pool, &mut rng), Some(want));
         }
