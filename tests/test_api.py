@@ -140,7 +140,7 @@ def test_fields_added_later_leave_stored_runs_their_identity():
         del old_tree["fastpass"][key]
     for key in ("sack_window", "ties"):  # issue 17 item 3.4
         del old_tree["pfabric"][key]
-    for key in ("rto", "max_rto_us", "dequeue"):  # issue 17 item 3.2 (LineRate's "minRTO" read as estimated)
+    for key in ("rto", "max_rto_us", "dequeue", "sending"):  # issue 17 item 3.2 (LineRate's "minRTO" read as estimated)
         del old_tree["pfabric"][key]
     for key in ("ports_sample_us", "ports_max_rows", "packet_trace", "packet_trace_max_rows"):
         del old_tree["output"][key]
@@ -160,6 +160,7 @@ def test_fields_added_later_leave_stored_runs_their_identity():
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"ties": "queue-order"}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"rto": "adaptive"}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"dequeue": "most-urgent"}}).hash() != r.hash()
+    assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"sending": "nic-clocked"}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "engine": {"partitioned": True}}).hash() != r.hash()
 
 

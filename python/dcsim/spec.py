@@ -368,6 +368,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "pfabric.ties": "random",
     "pfabric.rto": "fixed",
     "pfabric.dequeue": "flow-earliest",
+    "pfabric.sending": "queue",
     "pfabric.max_rto_us": 2_000_000.0,
     "pase.queues": 8,
     "pase.arbitration": "end-to-end",

@@ -36,7 +36,7 @@ pub use l2dct::{L2dctIncrease, L2dctSpec};
 pub use output::{EngineSpec, OutputSpec};
 pub use pase::{PaseArbitration, PaseLateFlows, PaseOrder, PaseRateControl, PaseSpec};
 pub use pfabric::{
-    ClassifyBy, Dequeue, PfabricSpec, PriorityKey, RateControl, ThresholdMethod, TieBreak,
+    ClassifyBy, Dequeue, PfabricSpec, PriorityKey, RateControl, Sending, ThresholdMethod, TieBreak,
 };
 pub use phost::{PhostPolicy, PhostPreset, PhostSpec};
 pub use pias::{PiasEcn, PiasSpec, PiasThresholdMethod};

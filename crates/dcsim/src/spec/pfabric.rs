@@ -62,6 +62,13 @@ pub struct PfabricSpec {
     /// of the flow holding the most urgent packet, SIGCOMM'13 §4.1's starvation rule) or
     /// `most-urgent` (that packet itself, as HotNets'12 §2.2 states the rule).
     pub dequeue: Dequeue,
+    /// How a host hands its flows' packets to its NIC: `queue` (default: every packet the
+    /// window allows enters the NIC's priority-dropping queue at once, where the least urgent
+    /// are dropped when it overflows, as in the pFabric ns-2 scripts and the pHost authors'
+    /// simulator) or `nic-clocked` (one packet each time the NIC goes idle, from the most
+    /// urgent flow with room in its window: no host drops its own packets, and a packet's
+    /// retransmission timer starts when it leaves the host).
+    pub sending: Sending,
     /// 0 (default): pFabric's unlimited priorities (priority dropping). 1-8: pFabric over that
     /// many strict-priority FIFO queues sharing `buffer_bytes` (SIGCOMM'13 §6), flows mapped
     /// to queues by size with `thresholds`.
@@ -105,6 +112,16 @@ crate::choice! {
         FlowEarliest = "flow-earliest",
         /// The most urgent packet (HotNets'12 §2.2).
         MostUrgent = "most-urgent",
+    }
+}
+
+crate::choice! {
+    /// How pFabric's hosts hand their packets to their NIC.
+    pub enum Sending {
+        /// Every packet the window allows enters the NIC's queue at once.
+        Queue = "queue",
+        /// One packet each time the NIC goes idle, from the most urgent flow.
+        NicClocked = "nic-clocked",
     }
 }
 
@@ -194,6 +211,7 @@ pub fn resolve(
         sack_window: pf.bool("sack_window", false)?,
         ties: pf.choice("ties", TieBreak::Random)?,
         dequeue: pf.choice("dequeue", Dequeue::FlowEarliest)?,
+        sending: pf.choice("sending", Sending::Queue)?,
         queues: pf.u32_in("queues", 0, 0, 8)?,
         thresholds: Vec::new(),
         threshold_method: pf.choice("threshold_method", ThresholdMethod::Mg1)?,

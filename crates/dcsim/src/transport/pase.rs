@@ -63,7 +63,9 @@
 
 use super::arbitration::{Assignment, FlowMap, LinkArbitrator};
 use super::dctcp::Dctcp;
-use super::window::{CongestionControl, FlowCtx, Window, WindowParams, WindowTransport};
+use super::window::{
+    CongestionControl, FlowCtx, Window, WindowEvent, WindowParams, WindowTransport,
+};
 use super::{
     Completion, HostTransport, Parts, PortPlan, Protocol, QueuePlan, TransportEvent,
 };
@@ -878,7 +880,7 @@ impl HostTransport for PaseTransport {
     }
 
     fn on_event(&mut self, code: u8, a: u32, b: u32, fab: &mut Fabric) {
-        if code < 2 {
+        if WindowEvent::owns(code) {
             return self.window.on_event(code, a, b, fab);
         }
         match PaseEvent::decode(code, a, b) {

@@ -10,6 +10,10 @@
 //! With `pfabric.sack_window` the window also counts the packets the receiver holds beyond
 //! the first unacknowledged one, as the pHost authors' pFabric does (`Flow::send_pending_data`
 //! in their simulator).
+//! Every packet the window allows enters the NIC's priority-dropping queue at once, as in the
+//! pFabric ns-2 scripts and the pHost authors' simulator; with `pfabric.sending =
+//! "nic-clocked"` the host hands its NIC one packet each time it goes idle, from the most
+//! urgent flow (HotNets §3 says only that LineRate's flows "send at the NIC line rate").
 //!
 //! * **MinTCP** ([`MinTcp`]): "12 packet initial window size; no fast-retransmission; no
 //!   retransmission timeout estimation, RTO is fixed" (HotNets §3). Growth is TCP's (slow start,
@@ -29,7 +33,8 @@ use super::window::{
 use super::{Parts, PortPlan, Protocol, QueuePlan};
 use crate::queue::EcnMarking;
 use crate::spec::{
-    ClassifyBy, Dequeue, DupAckThreshold, PriorityKey, RateControl, RtoMode, Spec, TieBreak,
+    ClassifyBy, Dequeue, DupAckThreshold, PriorityKey, RateControl, RtoMode, Sending, Spec,
+    TieBreak,
 };
 use dcsim_engine::SimTime;
 
@@ -110,6 +115,7 @@ pub fn pfabric_hosts(spec: &Spec, tagger: Tagger) -> WindowTransport<PfabricRate
         probe_after,
         tagger,
         persistent: false,
+        nic_clocked: p.sending == Sending::NicClocked,
     };
     WindowTransport::new(params, cc)
 }

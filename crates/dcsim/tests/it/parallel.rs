@@ -56,7 +56,7 @@ pub(crate) fn fingerprint(out: &RunOutput) -> String {
 
 /// Issue 16 item 8: in the partitioned model a set of specs (every partitionable protocol;
 /// leaf-spine, fat-tree, dumbbell, star, a topology file; spraying, random spraying and ECMP;
-/// SACK, `pfabric.sack_window`, queue-order ties; long-lived flows, `n-finished`,
+/// SACK, `pfabric.sack_window`, queue-order ties, NIC-clocked pFabric hosts; long-lived flows, `n-finished`,
 /// `duration_ms`; every recording) gives byte-identical flow tables, summaries (wall time
 /// aside) and recordings with 1, 2 and 3 threads. Every run but the star's has several
 /// partitions (else the test would prove nothing), and every run conserves packets per
@@ -82,6 +82,14 @@ fn every_thread_count_gives_the_same_bytes() {
         ("tcp-sack", &["transport.protocol=tcp", "transport.sack=true"]),
         ("sack-window", &["transport.protocol=pfabric", "pfabric.sack_window=true"]),
         ("queue-order-ties", &["transport.protocol=pfabric", "pfabric.ties=queue-order"]),
+        (
+            "nic-clocked",
+            &[
+                "transport.protocol=pfabric",
+                "pfabric.rate_control=linerate",
+                "pfabric.sending=nic-clocked",
+            ],
+        ),
         ("phost-authors-code", &["transport.protocol=phost", "phost.preset=authors-code"]),
         ("phost-fat-tree", &["topology.kind=fat-tree", "topology.k=4", "transport.protocol=phost"]),
         // Two packets of memory per switch: RTSs and ACKs are lost and sent again.

@@ -358,6 +358,65 @@ fn pfabric_adaptive_rto_backs_off_per_consecutive_timeout() {
     assert_eq!(fct_ps(&out, 0), ns(42_832 + 60_000 + 60_000 + 1632));
 }
 
+/// `pfabric.sending = "nic-clocked"`: host 0 of the 3-host star sends a 50-packet flow to
+/// host 2 from 0 µs and a 40-packet flow to host 1 from 6.6 µs (LineRate, windows that never
+/// limit, a 40 µs RTO). The NIC sends the first flow's packets 0-5 back to back; at 7.2 µs,
+/// when packet 5 has left, it takes the second flow's (58,400 bytes left against the first's
+/// 64,240 or more), all 40 back to back, then the first flow's last 44: the second flow
+/// finishes exactly 0.6 µs after its ideal time and the first exactly 40 packet times
+/// (48 µs) after its own, with no loss, no timeout and no packet sent twice. The first flow
+/// has nothing in flight while it waits 48 µs, so no timer fires. With `sending = "queue"`
+/// its 50 packets wait in the NIC's queue instead, its timer runs from its last ACK, and it
+/// times out while they wait there (44 µs after that ACK): it sends packets twice.
+#[test]
+fn pfabric_nic_clocked_hosts_send_the_most_urgent_flow_and_time_from_departure() {
+    let trace = ["0,0,2,73000,0", "1,0,1,58400,0.0000066"];
+    let spec = |sending: &str| {
+        spec_with_trace(
+            &format!(
+                "{PFABRIC_STAR}rate_control = \"linerate\"\nrto_us = 40\nsending = \"{sending}\"\n"
+            ),
+            &trace,
+        )
+    };
+    let out = run(spec("nic-clocked"), &[]);
+    assert_eq!(fct_ps(&out, 1), out.records.ideal_ps[1] + ns(600));
+    assert_eq!(fct_ps(&out, 0), out.records.ideal_ps[0] + ns(40 * 1200));
+    assert_eq!(out.records.timeouts[..2], [0, 0]);
+    assert_eq!(out.records.retransmits[..2], [0, 0]);
+    assert_eq!(out.records.packets_sent[..2], [50, 40]);
+    assert_eq!(out.summary.counters.drops_by_hop.values().sum::<u64>(), 0);
+    let queued = run(spec("queue"), &[]);
+    assert_eq!(fct_ps(&queued, 1), fct_ps(&out, 1), "the second flow is served the same");
+    assert!(queued.records.timeouts[0] >= 1);
+    assert!(queued.records.retransmits[0] >= 1);
+}
+
+/// `pfabric.sending = "nic-clocked"` with a NIC buffer of 3 packets: a LineRate flow of 20
+/// packets (window 20) goes out back to back at exactly its ideal time; with `"queue"` its
+/// window overflows the NIC's buffer, the host drops its own packets and the flow waits for
+/// its timeout.
+#[test]
+fn pfabric_nic_clocked_hosts_do_not_drop_their_own_packets() {
+    let spec = |sending: &str| {
+        spec_with_trace(
+            &format!(
+                "[topology]\nkind = \"pair\"\n[transport]\nprotocol = \"pfabric\"\n[pfabric]\nrate_control = \"linerate\"\nrto_us = 40\nbuffer_bytes = 4500\nmax_window_pkts = 20\nsending = \"{sending}\"\n"
+            ),
+            &["0,0,1,29200,0"],
+        )
+    };
+    let out = run(spec("nic-clocked"), &[]);
+    assert_eq!(fct_ps(&out, 0), out.records.ideal_ps[0]);
+    assert_eq!(fct_ps(&out, 0), ns(20 * 1200 + 432));
+    assert_eq!((out.records.timeouts[0], out.records.packets_sent[0]), (0, 20));
+    assert_eq!(out.summary.counters.drops_by_hop.values().sum::<u64>(), 0);
+    let queued = run(spec("queue"), &[]);
+    assert!(queued.summary.counters.drops_by_hop["source_nic"] > 0);
+    assert!(queued.records.timeouts[0] >= 1);
+    assert!(fct_ps(&queued, 0) > ns(40_000));
+}
+
 #[test]
 fn pfabric_deadline_mode_serves_the_earliest_deadline_first() {
     // The same two flows as the preemption test, but the large flow has the earlier deadline

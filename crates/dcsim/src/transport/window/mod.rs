@@ -11,6 +11,11 @@
 //! * One retransmission timer per flow: adaptive (RFC 6298 with a minimum and exponential
 //!   backoff) or fixed (MinTCP). On expiry: the policy's `on_timeout`, then go-back-N from
 //!   the first unacknowledged packet.
+//! * Every packet the window allows enters the host's NIC queue at once; NIC-clocked senders
+//!   ([`WindowParams::nic_clocked`], pFabric's `sending = "nic-clocked"`) instead keep each
+//!   host's ready flows in a list and hand the NIC one packet each time it goes idle, from the
+//!   most urgent flow (`on_nic_free`), starting its timer then. (Probes, and the one packet a
+//!   stall check resends, go to the NIC queue directly in both.)
 //! * FCT ends when the sender receives the ACK of the last packet (as the pFabric ns-2 agents and the pHost authors' simulator measure it).
 //!
 //! Timers are lazy, with at most one event pending per flow. The event is scheduled at
@@ -70,6 +75,17 @@ crate::transport_events! {
         /// Re-check flow slot `.0` (generation `.1`), which found everything its window allows
         /// already at the receiver and has no timer running (module docs).
         StallCheck(slot, gen) = 1,
+        /// Host `.0`'s NIC may be free: send its most urgent ready flow's next packet
+        /// ([`WindowParams::nic_clocked`]). Codes 2-6 are left to the protocols that wrap
+        /// this mechanism with events of their own (PASE).
+        NicFree(host) = 7,
+    }
+}
+
+impl WindowEvent {
+    /// Whether event `code` is this mechanism's (for protocols that wrap it).
+    pub(crate) fn owns(code: u8) -> bool {
+        code < 2 || code == 7
     }
 }
 
@@ -109,6 +125,12 @@ pub struct WindowParams {
     /// Flows reuse their host pair's idle connections (`transport.connections =
     /// "per-host-pair"`): see [`Connection`].
     pub persistent: bool,
+    /// Senders clocked by their NIC (`pfabric.sending = "nic-clocked"`): a host hands its NIC
+    /// one data packet each time the NIC goes idle, from the ready flow whose packet carries
+    /// the lowest priority number (the most urgent: fewest remaining bytes), so no window's
+    /// burst overflows the NIC's queue, and a packet's timer starts when it leaves the host.
+    /// False: every packet the window allows enters the NIC's queue at once.
+    pub nic_clocked: bool,
 }
 
 impl WindowParams {
@@ -129,6 +151,7 @@ impl WindowParams {
             probe_after: t.probe_after_timeouts,
             tagger: Tagger::PLAIN,
             persistent: t.connections == Connections::PerHostPair,
+            nic_clocked: false,
         }
     }
 }
@@ -213,6 +236,8 @@ struct Flow<C> {
     probing: bool,
     /// Held by its protocol: no data goes out (probes only) until released.
     held: bool,
+    /// In its host's ready list, waiting for the NIC (`nic_clocked` only).
+    ready: bool,
     /// `snd_una` and due time of the latest stall check: scheduled when sending found
     /// everything the window allows already at the receiver, with no timer pending.
     stall_una: u32,
@@ -276,6 +301,7 @@ impl<C: CongestionControl> Flow<C> {
             tag_base: 0,
             probing: false,
             held: false,
+            ready: false,
             stall_una: u32::MAX,
             stall_at: SimTime::MAX,
             sacked: 0,
@@ -305,6 +331,46 @@ pub struct WindowTransport<C> {
     /// Idle persistent connections by host pair (`src << 32 | dst`), idle longest first
     /// (`params.persistent` only).
     idle: HashMap<u64, VecDeque<Connection<C>>>,
+    /// The NIC-clocked senders' hosts, by host index (`params.nic_clocked` only).
+    nics: Nics,
+}
+
+/// The hosts of NIC-clocked senders ([`WindowParams::nic_clocked`]).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Nics {
+    hosts: Vec<NicHost>,
+}
+
+/// A NIC-clocked host: its flows with a packet their window allows, and whether its NIC's
+/// wake-up is pending.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct NicHost {
+    /// (slot, generation) of each ready flow.
+    ready: Vec<(u32, u32)>,
+    wake_pending: bool,
+}
+
+impl Nics {
+    /// Puts the flow in `slot` in its host's ready list (once) and wakes the host's NIC.
+    fn ready<C: CongestionControl>(&mut self, slot: u32, fl: &mut Flow<C>, fab: &mut Fabric) {
+        if fl.ready {
+            return;
+        }
+        fl.ready = true;
+        let host = fl.src as usize;
+        if self.hosts.len() <= host {
+            self.hosts.resize_with(host + 1, NicHost::default);
+        }
+        let h = &mut self.hosts[host];
+        h.ready.push((slot, fl.gen));
+        let at = fab.nic_idle_at(fl.src);
+        super::schedule_nic_wake(
+            &mut h.wake_pending,
+            at,
+            WindowEvent::NicFree(fl.src).encode(),
+            fab,
+        );
+    }
 }
 
 impl<C: CongestionControl> WindowTransport<C> {
@@ -319,6 +385,7 @@ impl<C: CongestionControl> WindowTransport<C> {
             slot_stride: 1,
             slot_offset: 0,
             idle: HashMap::new(),
+            nics: Nics::default(),
         }
     }
 
@@ -437,13 +504,13 @@ impl<C: CongestionControl> WindowTransport<C> {
             if fl.snd_una < fl.snd_nxt {
                 arm_timer(&self.params, slot, fl, fab);
             }
-            pump(&self.params, slot, fl, fab);
+            pump(&self.params, &mut self.nics, slot, fl, fab);
         }
     }
 
     /// Sends what the window of the flow in `slot` allows now (after its policy changed it).
     pub fn pump(&mut self, slot: u32, fab: &mut Fabric) {
-        pump(&self.params, slot, &mut self.flows[slot as usize], fab);
+        pump(&self.params, &mut self.nics, slot, &mut self.flows[slot as usize], fab);
     }
 
     /// Sends a header-only probe of the flow in `slot`; the receiver answers with its
@@ -480,7 +547,7 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
                 None
             }
             PacketKind::ACK => {
-                if on_ack(&self.params, slot, fl, &p, fab) {
+                if on_ack(&self.params, &mut self.nics, slot, fl, &p, fab) {
                     let done = Completion {
                         flow: fl.id,
                         retransmits: fl.retransmits,
@@ -524,6 +591,7 @@ impl<C: CongestionControl> HostTransport for WindowTransport<C> {
         match WindowEvent::decode(code, a, b) {
             WindowEvent::Timer(slot, gen) => self.on_timer(slot, gen, fab),
             WindowEvent::StallCheck(slot, gen) => self.on_stall_check(slot, gen, fab),
+            WindowEvent::NicFree(host) => self.on_nic_free(host, fab),
         }
     }
 }
@@ -592,7 +660,63 @@ impl<C: CongestionControl> WindowTransport<C> {
             arm_timer(params, slot, fl, fab);
             return;
         }
-        timeout(params, slot, fl, fab, false);
+        timeout(params, &mut self.nics, slot, fl, fab, false);
+    }
+
+    /// Host `host`'s NIC wake-up ([`WindowParams::nic_clocked`]): once the NIC is idle, send
+    /// one packet of the ready flow whose packet is the most urgent (the lowest priority
+    /// number, then the earliest flow), and wake again when that packet has left while any
+    /// flow is ready. Flows that finished, or whose window no longer allows a packet, leave
+    /// the list.
+    fn on_nic_free(&mut self, host: u32, fab: &mut Fabric) {
+        let wake = WindowEvent::NicFree(host).encode();
+        let h = &mut self.nics.hosts[host as usize];
+        if !super::nic_free_on_wake(&mut h.wake_pending, host, wake, fab) {
+            return;
+        }
+        let mut ready = std::mem::take(&mut h.ready);
+        let params = &self.params;
+        let now = fab.now();
+        let mut best: Option<((u64, u32), usize)> = None; // ((priority, flow id), index)
+        let mut i = 0;
+        while i < ready.len() {
+            let (slot, gen) = ready[i];
+            let fl = &mut self.flows[slot as usize];
+            if !fl.active || fl.gen != gen {
+                ready.swap_remove(i); // finished (its slot may serve another flow now)
+                continue;
+            }
+            if !window_allows(params, fl) {
+                fl.ready = false;
+                ready.swap_remove(i);
+                await_acks(params, slot, fl, fab);
+                continue;
+            }
+            let key = (tag(params, fl, fl.snd_nxt, now).0, fl.id);
+            if best.is_none_or(|(k, _)| key < k) {
+                best = Some((key, i));
+            }
+            i += 1;
+        }
+        if let Some((_, i)) = best {
+            let slot = ready[i].0;
+            let fl = &mut self.flows[slot as usize];
+            let seq = fl.snd_nxt;
+            fl.snd_nxt += 1;
+            send_data(params, fl, seq, fab);
+            start_timer(params, slot, fl, fab);
+            if !window_allows(params, fl) {
+                fl.ready = false;
+                ready.swap_remove(i);
+            }
+        }
+        let h = &mut self.nics.hosts[host as usize];
+        debug_assert!(h.ready.is_empty(), "nothing joins the list while it is scanned");
+        h.ready = ready;
+        if !h.ready.is_empty() {
+            let at = fab.nic_idle_at(host);
+            super::schedule_nic_wake(&mut h.wake_pending, at, wake, fab);
+        }
     }
 
     /// The stall check `(slot, gen)` fired: if the flow has had no ACK progress and no timer
@@ -607,7 +731,7 @@ impl<C: CongestionControl> WindowTransport<C> {
         if fl.stall_una != fl.snd_una || fl.timer_at != SimTime::MAX || fl.probing {
             return; // the ACKs came, or sending resumed and its timer covers it
         }
-        timeout(&self.params, slot, fl, fab, true);
+        timeout(&self.params, &mut self.nics, slot, fl, fab, true);
     }
 }
 
@@ -621,6 +745,7 @@ fn host_pair(src: u32, dst: u32) -> u64 {
 /// receiver holds it (a stall check, module docs).
 fn timeout<C: CongestionControl>(
     params: &WindowParams,
+    nics: &mut Nics,
     slot: u32,
     fl: &mut Flow<C>,
     fab: &mut Fabric,
@@ -654,7 +779,7 @@ fn timeout<C: CongestionControl>(
         send_data(params, fl, seq, fab);
         arm_timer(params, slot, fl, fab);
     }
-    pump(params, slot, fl, fab);
+    pump(params, nics, slot, fl, fab);
 }
 
 fn rto<C: CongestionControl>(params: &WindowParams, fl: &Flow<C>) -> SimTime {
@@ -698,9 +823,10 @@ fn received<C: CongestionControl>(params: &WindowParams, fl: &Flow<C>, seq: u32)
     }
 }
 
-/// Sends what the window allows.
+/// Sends what the window allows (NIC-clocked: puts the flow in its host's ready list).
 fn pump<C: CongestionControl>(
     params: &WindowParams,
+    nics: &mut Nics,
     slot: u32,
     fl: &mut Flow<C>,
     fab: &mut Fabric,
@@ -708,11 +834,15 @@ fn pump<C: CongestionControl>(
     if fl.probing || fl.held {
         return;
     }
-    // The window may exceed max_window only while inflated during NewReno recovery.
-    let mut wnd = (fl.win.cwnd.floor() as u32).max(1);
-    if params.sack_window {
-        wnd = wnd.saturating_add(fl.sacked);
+    if params.nic_clocked {
+        if window_allows(params, fl) {
+            nics.ready(slot, fl, fab);
+        } else {
+            await_acks(params, slot, fl, fab);
+        }
+        return;
     }
+    let wnd = window(params, fl);
     let mut sent = false;
     while fl.snd_nxt < fl.n_pkts && fl.snd_nxt < fl.snd_una.saturating_add(wnd) {
         let seq = fl.snd_nxt;
@@ -723,19 +853,89 @@ fn pump<C: CongestionControl>(
         send_data(params, fl, seq, fab);
         sent = true;
     }
-    if fl.timer_at != SimTime::MAX {
-        return;
-    }
     if sent {
+        start_timer(params, slot, fl, fab);
+    } else {
+        await_acks(params, slot, fl, fab);
+    }
+}
+
+/// After sending: starts the flow's timer unless one is pending.
+#[inline(always)]
+fn start_timer<C: CongestionControl>(
+    params: &WindowParams,
+    slot: u32,
+    fl: &mut Flow<C>,
+    fab: &mut Fabric,
+) {
+    if fl.timer_at == SimTime::MAX {
         fl.rto_deadline = fab.now() + rto(params, fl);
         arm_timer(params, slot, fl, fab);
-    } else if fl.snd_una < fl.n_pkts {
-        // Everything the window allows is already at the receiver (SACK) and no timer is
-        // pending: wait one RTO for its ACKs (module docs).
+    }
+}
+
+/// When the window allows nothing to be sent: if no timer is pending, everything the window
+/// allows is already at the receiver (SACK); wait one RTO for its ACKs (module docs).
+#[inline(always)]
+fn await_acks<C: CongestionControl>(
+    params: &WindowParams,
+    slot: u32,
+    fl: &mut Flow<C>,
+    fab: &mut Fabric,
+) {
+    if fl.timer_at == SimTime::MAX && fl.snd_una < fl.n_pkts {
         fl.stall_una = fl.snd_una;
         fl.stall_at = fab.now() + rto(params, fl);
         fab.schedule(fl.stall_at, WindowEvent::StallCheck(slot, fl.gen).encode());
     }
+}
+
+/// The window of the flow: cwnd packets (at least one), with `sack_window` also one per
+/// packet the receiver holds beyond the first unacknowledged one. It may exceed
+/// `max_window` only while inflated during NewReno recovery.
+#[inline(always)]
+fn window<C: CongestionControl>(params: &WindowParams, fl: &Flow<C>) -> u32 {
+    let wnd = (fl.win.cwnd.floor() as u32).max(1);
+    if params.sack_window {
+        wnd.saturating_add(fl.sacked)
+    } else {
+        wnd
+    }
+}
+
+/// Whether the window allows the flow to send packet `snd_nxt` now, after moving `snd_nxt`
+/// past the packets the receiver already holds (SACK), as [`pump`] does.
+fn window_allows<C: CongestionControl>(params: &WindowParams, fl: &mut Flow<C>) -> bool {
+    if fl.probing || fl.held {
+        return false;
+    }
+    let wnd = window(params, fl);
+    while fl.snd_nxt < fl.n_pkts && fl.snd_nxt < fl.snd_una.saturating_add(wnd) {
+        if params.sack_skip && fl.snd_nxt < fl.high_tx && received(params, fl, fl.snd_nxt) {
+            fl.snd_nxt += 1;
+            continue;
+        }
+        return true;
+    }
+    false
+}
+
+/// The priority number and class of the flow's data packet `seq` sent at `now`.
+#[inline(always)]
+fn tag<C: CongestionControl>(
+    params: &WindowParams,
+    fl: &Flow<C>,
+    seq: u32,
+    now: SimTime,
+) -> (u64, u8) {
+    params.tagger.tag(&TagCtx {
+        now,
+        seq,
+        remaining: fl.size_bytes.saturating_sub(fl.snd_una as u64 * crate::units::MSS_BYTES as u64),
+        flow_class: fl.class,
+        tag_base: fl.tag_base,
+        deadline: fl.deadline,
+    })
 }
 
 fn send_data<C: CongestionControl>(
@@ -752,15 +952,7 @@ fn send_data<C: CongestionControl>(
         fl.high_tx = seq + 1;
     }
     fl.packets_sent += 1;
-    let now = fab.now();
-    let (priority, class) = params.tagger.tag(&TagCtx {
-        now,
-        seq,
-        remaining: fl.size_bytes.saturating_sub(fl.snd_una as u64 * crate::units::MSS_BYTES as u64),
-        flow_class: fl.class,
-        tag_base: fl.tag_base,
-        deadline: fl.deadline,
-    });
+    let (priority, class) = tag(params, fl, seq, fab.now());
     let p = Packet {
         priority,
         ecn: if fl.cc.ecn_capable() { ecn::ECT } else { 0 },
@@ -829,6 +1021,7 @@ fn note_sack_block<C: CongestionControl>(params: &WindowParams, fl: &mut Flow<C>
 /// Handles an ACK at the sender; returns true if the flow is complete.
 fn on_ack<C: CongestionControl>(
     params: &WindowParams,
+    nics: &mut Nics,
     slot: u32,
     fl: &mut Flow<C>,
     p: &Packet,
@@ -916,6 +1109,6 @@ fn on_ack<C: CongestionControl>(
             }
         }
     }
-    pump(params, slot, fl, fab);
+    pump(params, nics, slot, fl, fab);
     false
 }
