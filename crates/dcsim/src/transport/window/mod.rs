@@ -904,7 +904,9 @@ fn window<C: CongestionControl>(params: &WindowParams, fl: &Flow<C>) -> u32 {
 }
 
 /// Whether the window allows the flow to send packet `snd_nxt` now, after moving `snd_nxt`
-/// past the packets the receiver already holds (SACK), as [`pump`] does.
+/// past the packets the receiver already holds (SACK), as [`pump`]'s loop does. (That loop
+/// keeps its own copy of the test: written with this function it cost DCTCP 2.7 % more
+/// instructions, callgrind, 1,000 flows of `benchmarks/phost-default.toml`.)
 fn window_allows<C: CongestionControl>(params: &WindowParams, fl: &mut Flow<C>) -> bool {
     if fl.probing || fl.held {
         return false;
