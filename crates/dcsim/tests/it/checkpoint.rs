@@ -71,14 +71,14 @@ fn every_digest_case_resumed_at_every_mark_ends_as_recorded() {
 }
 
 /// What the digest cases leave out: the recordings (time series, port samples, packet trace),
-/// long-lived flows and shared switch memories, each stopped at every mark and resumed; every
+/// long-lived flows, shared switch memories and NIC-clocked pFabric hosts, each stopped at every mark and resumed; every
 /// output compared with the uninterrupted run's (the recordings through their Debug form).
 #[test]
 fn recordings_long_lived_flows_and_shared_memories_resume_exactly() {
     let trace = trace_path();
     let dir = std::env::temp_dir().join(format!("dcsim-checkpoint-more-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let cases: [(&str, &[&str]); 3] = [
+    let cases: [(&str, &[&str]); 4] = [
         (
             "recordings",
             &[
@@ -96,6 +96,14 @@ fn recordings_long_lived_flows_and_shared_memories_resume_exactly() {
                 "transport.protocol=tcp",
                 "topology.shared_buffer_bytes=200000",
                 "topology.buffer_alpha=1",
+            ],
+        ),
+        (
+            "nic-clocked",
+            &[
+                "transport.protocol=pfabric",
+                "pfabric.rate_control=linerate",
+                "pfabric.sending=nic-clocked",
             ],
         ),
     ];

@@ -366,8 +366,9 @@ fn pfabric_adaptive_rto_backs_off_per_consecutive_timeout() {
 /// finishes exactly 0.6 µs after its ideal time and the first exactly 40 packet times
 /// (48 µs) after its own, with no loss, no timeout and no packet sent twice. The first flow
 /// has nothing in flight while it waits 48 µs, so no timer fires. With `sending = "queue"`
-/// its 50 packets wait in the NIC's queue instead, its timer runs from its last ACK, and it
-/// times out while they wait there (44 µs after that ACK): it sends packets twice.
+/// its 50 packets wait in the NIC's queue instead, its timer runs from its last ACK (packet
+/// 5's, at 9.264 µs), and it times out while they wait there (40 µs later, at 49.264 µs): it
+/// sends packets twice.
 #[test]
 fn pfabric_nic_clocked_hosts_send_the_most_urgent_flow_and_time_from_departure() {
     let trace = ["0,0,2,73000,0", "1,0,1,58400,0.0000066"];
@@ -390,6 +391,27 @@ fn pfabric_nic_clocked_hosts_send_the_most_urgent_flow_and_time_from_departure()
     assert_eq!(fct_ps(&queued, 1), fct_ps(&out, 1), "the second flow is served the same");
     assert!(queued.records.timeouts[0] >= 1);
     assert!(queued.records.retransmits[0] >= 1);
+}
+
+/// `pfabric.sending = "nic-clocked"`: a packet's timer runs from when it leaves the host. EDF
+/// (`pfabric.priority = "deadline"`): a 7-packet flow without a deadline (the lowest
+/// priority) sends packets 0-5 from 0 µs; a 20-packet flow with a deadline takes the NIC from
+/// 7.2 to 31.2 µs; then packet 6 leaves and is lost at the NIC. The last ACK (packet 5's) came
+/// at 9.264 µs, so a timer run from it would fire at 49.264 µs (FCT 52.528 µs); run from the
+/// departure it fires at 71.2 µs, and the resent packet's ACK is back 3.264 µs later.
+#[test]
+fn pfabric_nic_clocked_timer_runs_from_the_departure() {
+    let spec = spec_with_trace(
+        &format!(
+            "{PFABRIC_STAR}rate_control = \"linerate\"\nrto_us = 40\npriority = \"deadline\"\nsending = \"nic-clocked\"\n"
+        ),
+        &["0,0,2,10220,0", "1,0,1,29200,0.0000066,0.001"],
+    );
+    let loss = LossRule { flow: 0, seq: 6, kind: PacketKind::DATA, hop: 0, count: 1 };
+    let out = run(spec, &[loss]);
+    assert_eq!(fct_ps(&out, 0), ns(71_200 + 3_264));
+    assert_eq!((out.records.timeouts[0], out.records.retransmits[0]), (1, 1));
+    assert_eq!(fct_ps(&out, 1), out.records.ideal_ps[1] + ns(600));
 }
 
 /// `pfabric.sending = "nic-clocked"` with a NIC buffer of 3 packets: a LineRate flow of 20

@@ -126,8 +126,8 @@ pub struct WindowParams {
     /// "per-host-pair"`): see [`Connection`].
     pub persistent: bool,
     /// Senders clocked by their NIC (`pfabric.sending = "nic-clocked"`): a host hands its NIC
-    /// one data packet each time the NIC goes idle, from the ready flow whose packet carries
-    /// the lowest priority number (the most urgent: fewest remaining bytes), so no window's
+    /// one data packet each time the NIC goes idle, from the ready flow whose packet is the
+    /// most urgent (its class, then the lowest priority number: fewest remaining bytes), so no window's
     /// burst overflows the NIC's queue, and a packet's timer starts when it leaves the host.
     /// False: every packet the window allows enters the NIC's queue at once.
     pub nic_clocked: bool,
@@ -664,8 +664,9 @@ impl<C: CongestionControl> WindowTransport<C> {
     }
 
     /// Host `host`'s NIC wake-up ([`WindowParams::nic_clocked`]): once the NIC is idle, send
-    /// one packet of the ready flow whose packet is the most urgent (the lowest priority
-    /// number, then the earliest flow), and wake again when that packet has left while any
+    /// one packet of the ready flow whose packet is the most urgent (the most urgent class,
+    /// which few-queue ports serve first, then the lowest priority number, then the earliest
+    /// flow), and wake again when that packet has left while any
     /// flow is ready. Flows that finished, or whose window no longer allows a packet, leave
     /// the list.
     fn on_nic_free(&mut self, host: u32, fab: &mut Fabric) {
@@ -677,7 +678,7 @@ impl<C: CongestionControl> WindowTransport<C> {
         let mut ready = std::mem::take(&mut h.ready);
         let params = &self.params;
         let now = fab.now();
-        let mut best: Option<((u64, u32), usize)> = None; // ((priority, flow id), index)
+        let mut best: Option<((u8, u64, u32), usize)> = None; // ((class, priority, id), index)
         let mut i = 0;
         while i < ready.len() {
             let (slot, gen) = ready[i];
@@ -689,10 +690,13 @@ impl<C: CongestionControl> WindowTransport<C> {
             if !window_allows(params, fl) {
                 fl.ready = false;
                 ready.swap_remove(i);
-                await_acks(params, slot, fl, fab);
+                if !fl.held && !fl.probing {
+                    await_acks(params, slot, fl, fab); // as `pump` does, which returns first
+                }
                 continue;
             }
-            let key = (tag(params, fl, fl.snd_nxt, now).0, fl.id);
+            let (priority, class) = tag(params, fl, fl.snd_nxt, now);
+            let key = (fl.cc.class().unwrap_or(class), priority, fl.id);
             if best.is_none_or(|(k, _)| key < k) {
                 best = Some((key, i));
             }
@@ -704,7 +708,15 @@ impl<C: CongestionControl> WindowTransport<C> {
             let seq = fl.snd_nxt;
             fl.snd_nxt += 1;
             send_data(params, fl, seq, fab);
-            start_timer(params, slot, fl, fab);
+            if seq == fl.snd_una {
+                // Nothing of the flow was in flight: its timer runs from this departure, not
+                // from the ACK that emptied the flight before it waited here (an event still
+                // pending for an earlier deadline re-arms itself for this one).
+                fl.rto_deadline = now + rto(params, fl);
+                arm_timer(params, slot, fl, fab);
+            } else {
+                start_timer(params, slot, fl, fab);
+            }
             if !window_allows(params, fl) {
                 fl.ready = false;
                 ready.swap_remove(i);
