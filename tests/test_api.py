@@ -147,6 +147,7 @@ def test_fields_added_later_leave_stored_runs_their_identity():
     del old_tree["engine"]["partitioned"]  # issue 16 (the opt-in partitioned model)
     del old_tree["phost"]["source_timeout_mtu"]  # issue 2's fuzz harness (a lost RTS or ACK)
     del old_tree["transport"]["connections"]  # issue 17 gap 3.3 (persistent connections)
+    del old_tree["transport"]["ideal_order"]  # issue 17 gap 3.2 (HotNets Ideal read as ordered by size)
     old = hashlib.sha256(dcsim._dcsim.__version__.encode() + b"\0" + json.dumps(old_tree, sort_keys=True).encode())
     assert r.hash() == old.hexdigest()[:16]
     n = dcsim.resolve({"workload": {"flows": 100, "stop_when": "n-finished"}})
@@ -161,6 +162,7 @@ def test_fields_added_later_leave_stored_runs_their_identity():
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"rto": "adaptive"}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"dequeue": "most-urgent"}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "pfabric": {"sending": "nic-clocked"}}).hash() != r.hash()
+    assert dcsim.resolve({"workload": {"flows": 100}, "transport": {"ideal_order": "size"}}).hash() != r.hash()
     assert dcsim.resolve({"workload": {"flows": 100}, "engine": {"partitioned": True}}).hash() != r.hash()
 
 

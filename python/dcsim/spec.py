@@ -407,6 +407,7 @@ ADDED_FIELDS: dict[str, Any] = {
     "output.ports_sample_us": 0.0,
     "output.ports_max_rows": 5_000_000,
     "transport.connections": "per-flow",
+    "transport.ideal_order": "remaining",
     "output.packet_trace": False,
     "output.packet_trace_max_rows": 1_000_000,
     "l2dct.increase": "weighted",

@@ -7,7 +7,9 @@
 //! and departure the active flows are ordered by remaining size (ties: earlier arrival first);
 //! going down that list, a flow is served at full line rate if neither its source NIC nor its
 //! destination NIC is already taken by a smaller flow. That is the greedy maximal matching on
-//! edge links the paper proves a 2-approximation of the optimum.
+//! edge links the paper proves a 2-approximation of the optimum. With `transport.ideal_order =
+//! "size"` the list is ordered by the flows' original sizes instead (preemptive shortest job
+//! first), a reading of §2.1's greedy "in non-decreasing order of size".
 //!
 //! Work is measured in picoseconds at the host link rate (a flow of `b` bytes on the wire
 //! needs `8b/C`), so the simulation is exact integer arithmetic and deterministic.
@@ -17,6 +19,8 @@
 //! Ideal's normalized FCTs compare like with like, the simulation adds to each flow the part of
 //! its ideal (idle-network) FCT that is not transmission: an uncontended flow then has
 //! slowdown exactly 1, as under the packet-level protocols.
+
+use crate::spec::IdealOrder;
 
 /// One flow for the solver.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -34,10 +38,19 @@ pub struct Job {
 /// Completion time (ps) of every job under greedy end-to-end SRPT on `n_hosts` hosts whose
 /// NICs each carry one flow at a time. Jobs must be sorted by `start_ps`.
 pub fn srpt(jobs: &[Job], n_hosts: u32) -> Vec<u64> {
+    greedy(jobs, n_hosts, IdealOrder::Remaining)
+}
+
+/// Completion time (ps) of every job under the greedy end-to-end schedule in `order` (module
+/// docs) on `n_hosts` hosts whose NICs each carry one flow at a time. Jobs must be sorted by
+/// `start_ps`.
+pub fn greedy(jobs: &[Job], n_hosts: u32, order: IdealOrder) -> Vec<u64> {
     debug_assert!(jobs.windows(2).all(|w| w[0].start_ps <= w[1].start_ps));
+    let by_size = order == IdealOrder::Size;
     let mut finish = vec![u64::MAX; jobs.len()];
-    // Active flows as (remaining work, job index), kept sorted.
-    let mut active: Vec<(u64, usize)> = Vec::new();
+    // Active flows as (key, job index, remaining work), kept sorted by (key, job index); the
+    // key is the remaining work (SRPT) or the job's whole work (by size).
+    let mut active: Vec<(u64, usize, u64)> = Vec::new();
     let mut src_busy = vec![false; n_hosts as usize];
     let mut dst_busy = vec![false; n_hosts as usize];
     let mut served: Vec<usize> = Vec::new(); // positions in `active`
@@ -49,14 +62,14 @@ pub fn srpt(jobs: &[Job], n_hosts: u32) -> Vec<u64> {
             now = jobs[next].start_ps;
         }
         while next < jobs.len() && jobs[next].start_ps <= now {
-            let key = (jobs[next].work_ps, next);
-            let pos = active.partition_point(|&a| a < key);
-            active.insert(pos, key);
+            let work = jobs[next].work_ps;
+            let pos = active.partition_point(|&(k, j, _)| (k, j) < (work, next));
+            active.insert(pos, (work, next, work));
             next += 1;
         }
-        // Greedy maximal matching in SRPT order.
+        // Greedy maximal matching in the list's order.
         served.clear();
-        for (pos, &(_, j)) in active.iter().enumerate() {
+        for (pos, &(_, j, _)) in active.iter().enumerate() {
             let (s, d) = (jobs[j].src as usize, jobs[j].dst as usize);
             if !src_busy[s] && !dst_busy[d] {
                 src_busy[s] = true;
@@ -70,16 +83,20 @@ pub fn srpt(jobs: &[Job], n_hosts: u32) -> Vec<u64> {
             dst_busy[jobs[j].dst as usize] = false;
         }
         // Advance to the next arrival or completion.
-        let first_done = served.iter().map(|&pos| active[pos].0).min().unwrap_or(u64::MAX);
+        let first_done = served.iter().map(|&pos| active[pos].2).min().unwrap_or(u64::MAX);
         let until_arrival = if next < jobs.len() { jobs[next].start_ps - now } else { u64::MAX };
         let step = first_done.min(until_arrival);
         debug_assert!(step < u64::MAX);
         now += step;
         for &pos in &served {
-            active[pos].0 -= step;
+            active[pos].2 -= step;
+            if !by_size {
+                active[pos].0 -= step;
+            }
         }
-        // Record completions, then restore the order (served flows only moved earlier).
-        active.retain(|&(rem, j)| {
+        // Record completions, then restore the order (with SRPT, served flows only moved
+        // earlier; by size, the order never changes).
+        active.retain(|&(_, j, rem)| {
             if rem == 0 {
                 finish[j] = now;
                 false
@@ -87,11 +104,13 @@ pub fn srpt(jobs: &[Job], n_hosts: u32) -> Vec<u64> {
                 true
             }
         });
-        for i in 1..active.len() {
-            let mut k = i;
-            while k > 0 && active[k] < active[k - 1] {
-                active.swap(k, k - 1);
-                k -= 1;
+        if !by_size {
+            for i in 1..active.len() {
+                let mut k = i;
+                while k > 0 && active[k] < active[k - 1] {
+                    active.swap(k, k - 1);
+                    k -= 1;
+                }
             }
         }
     }
@@ -128,6 +147,20 @@ mod tests {
         // 0-2: job0 (rem 8). 2-3: job1 (rem 2 < 8). 3-4: job2 (1) done at 4. 4-6: job1 done at
         // 6. 6-14: job0 done at 14. 20-25: job3.
         assert_eq!(srpt(&jobs, 2), vec![14, 6, 4, 25]);
+    }
+
+    #[test]
+    fn by_size_a_nearly_done_large_flow_yields_to_a_smaller_one() {
+        // One link. A (work 10) from 0; B (work 6) arrives at 5, when A has 5 left. SRPT keeps
+        // A (5 < 6): A done at 10, B at 16. By size B (6 < 10) takes the link: B done at 11,
+        // A at 16.
+        let jobs = [job(0, 1, 0, 10), job(0, 1, 5, 6)];
+        assert_eq!(greedy(&jobs, 2, IdealOrder::Remaining), vec![10, 16]);
+        assert_eq!(greedy(&jobs, 2, IdealOrder::Size), vec![16, 11]);
+        // The four flows above: every flow that runs at t = 1 is also the smaller by size, so
+        // both orders agree there.
+        let four = [job(0, 1, 0, 4), job(2, 3, 0, 3), job(2, 1, 1, 1), job(0, 3, 1, 2)];
+        assert_eq!(greedy(&four, 4, IdealOrder::Size), vec![6, 5, 2, 3]);
     }
 
     /// Mean response time of M/G/1 preemptive SRPT (Schrage & Miller 1966) for service times

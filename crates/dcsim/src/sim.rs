@@ -427,7 +427,8 @@ impl Simulation {
                         .max(1),
                 });
             }
-            let mut done = crate::flow_level::srpt(&jobs, self.fab.net.n_hosts());
+            let order = self.spec.transport.ideal_order;
+            let mut done = crate::flow_level::greedy(&jobs, self.fab.net.n_hosts(), order);
             // Transmission per SRPT, plus the path latency an idle network adds (module docs).
             for (i, (job, finish)) in jobs.iter().zip(done.iter_mut()).enumerate() {
                 if *finish != u64::MAX {

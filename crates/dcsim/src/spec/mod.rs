@@ -43,7 +43,7 @@ pub use pias::{PiasEcn, PiasSpec, PiasThresholdMethod};
 pub use reader::{apply_override, byte_count_error, parse_bytes, parse_toml, suggest, Fields};
 pub use topology::{LoadBalancing, SharedBuffer, Switching, TopologyKind, TopologySpec};
 pub(crate) use transport::dupack_state;
-pub use transport::{Connections, DupAckThreshold, Protocol, RtoMode, TransportSpec};
+pub use transport::{Connections, DupAckThreshold, IdealOrder, Protocol, RtoMode, TransportSpec};
 pub use unused::Unused;
 pub use workload::{
     Arrivals, BimodalSpec, FlowSizes, Matrix, StopWhen, WorkloadSpec, MAX_LONG_LIVED_FLOWS,

@@ -80,6 +80,16 @@ crate::choice! {
 }
 
 crate::choice! {
+    /// The order in which the flow-level Ideal serves flows.
+    pub enum IdealOrder {
+        /// Fewest bytes left first: end-to-end SRPT (pFabric HotNets'12 §3).
+        Remaining = "remaining",
+        /// Smallest flow first, by its original size (preemptive shortest job first).
+        Size = "size",
+    }
+}
+
+crate::choice! {
     /// Which connection a window protocol's flow runs on.
     pub enum Connections {
         /// Each flow opens a connection of its own: initial window, no slow-start threshold,
@@ -176,6 +186,10 @@ pub struct TransportSpec {
     pub probe_after_timeouts: u32,
     /// `per-flow` (default) or `per-host-pair` (persistent connections).
     pub connections: Connections,
+    /// How the flow-level Ideal (`protocol = "ideal"`) orders the flows it serves:
+    /// `remaining` (default: end-to-end SRPT, pFabric HotNets'12 §3) or `size` (their
+    /// original sizes, a reading of §2.1's "in non-decreasing order of size").
+    pub ideal_order: IdealOrder,
 }
 
 impl TransportSpec {
@@ -258,5 +272,6 @@ pub fn resolve(t: &Section<'_>, topo: &TopologySpec) -> Result<TransportSpec, Sp
         sack: t.bool("sack", false)?,
         probe_after_timeouts: t.u32_in("probe_after_timeouts", 0, 0, 1_000_000)?,
         connections: t.choice("connections", Connections::PerFlow)?,
+        ideal_order: t.choice("ideal_order", IdealOrder::Remaining)?,
     })
 }

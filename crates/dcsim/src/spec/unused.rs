@@ -252,6 +252,14 @@ impl Spec {
         if key == "buffer_bytes" {
             return self.pfabric_buffer_replaces();
         }
+        if key == "ideal_order" {
+            return (protocol != Protocol::Ideal).then(|| {
+                format!(
+                    "read only when `transport.protocol` is \"ideal\" (this run's is \"{}\")",
+                    protocol.name()
+                )
+            });
+        }
         if !WINDOW_FIELDS.contains(&key) || protocol.reads_window_fields() {
             return None;
         }
