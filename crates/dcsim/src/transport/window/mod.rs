@@ -666,9 +666,8 @@ impl<C: CongestionControl> WindowTransport<C> {
     /// Host `host`'s NIC wake-up ([`WindowParams::nic_clocked`]): once the NIC is idle, send
     /// one packet of the ready flow whose packet is the most urgent (the most urgent class,
     /// which few-queue ports serve first, then the lowest priority number, then the earliest
-    /// flow), and wake again when that packet has left while any
-    /// flow is ready. Flows that finished, or whose window no longer allows a packet, leave
-    /// the list.
+    /// flow), and wake again when that packet has left while any flow is ready. Flows that
+    /// finished, or whose window no longer allows a packet, leave the list.
     fn on_nic_free(&mut self, host: u32, fab: &mut Fabric) {
         let wake = WindowEvent::NicFree(host).encode();
         let h = &mut self.nics.hosts[host as usize];
