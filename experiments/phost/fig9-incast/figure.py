@@ -97,8 +97,8 @@ def plot(d: pd.DataFrame, path: Path) -> None:
     (drawn,) = axes[1].plot(bound.index, bound.to_numpy(), color="black", ls="--", lw=1, label="receivers' bound")
     axes[1].legend(handles=[drawn], loc="best", frameon=False, fontsize="small")
     axes[0].set_ylabel("(c) mean FCT, ms")
-    axes[1].set_ylabel("(d) mean request completion (RCT), ms")
-    axes[2].set_ylabel("(ours) first to last flow done, ms")
+    axes[1].set_ylabel("(d) mean request completion, ms")
+    axes[2].set_ylabel("(ours) first → last flow done, ms")
     for ax in axes:
         ax.set_xlabel("senders per request (N)")
     dplot.legend_once(axes)
