@@ -42,12 +42,11 @@ def plot(d: pd.DataFrame, path: Path) -> None:
 
 
 def compare(d: pd.DataFrame) -> dict[str, Any]:
-    ours: dict[str, Any] = {}
-    for k in (2, 4):
-        r = [
-            pi.value(d, "websearch", f"{k} queues, optimised", ld, "medium_mean_fct_ms")
-            / pi.value(d, "websearch", f"{k} queues, equal split", ld, "medium_mean_fct_ms")
-            for ld in sorted(d.load.unique())
-        ]
-        ours[f"{k} queues: (100KB,10MB] average FCT, optimised / equal split, range over loads"] = (min(r), max(r))
-    return ours
+    """§5.2 gives the gain at load 0.8 only ("We run the web search workload at 0.8 load")."""
+    return {
+        f"{k} queues: (100KB,10MB] average FCT, optimised / equal split, load 0.8": pi.value(
+            d, "websearch", f"{k} queues, optimised", 0.8, "medium_mean_fct_ms"
+        )
+        / pi.value(d, "websearch", f"{k} queues, equal split", 0.8, "medium_mean_fct_ms")
+        for k in (2, 4)
+    }
