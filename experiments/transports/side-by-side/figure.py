@@ -75,9 +75,12 @@ def plot(d: pd.DataFrame, path: Path) -> None:
                         bar.set_hatch("////")
                         bar.set_edgecolor("black")
                 if (stalled > 0).any():
-                    n = int(stalled.max())
+                    # Drawn from several seeds, the count is a mean over the seeds' runs, and a
+                    # seed whose run finished every flow pulls it down: say so.
+                    seeds = int(s["n_seeds"].max()) if "n_seeds" in s else 1
+                    n = f"{stalled.max():,.0f}" + (f" (mean of {seeds} seeds' runs)" if seeds > 1 else "")
                     remarks.append(
-                        f"hatched: {name} stopped with {n:,} flows stalled;\nfinished flows only (a lower bound)"
+                        f"hatched: {name} stopped with {n} flows stalled;\nfinished flows only (a lower bound)"
                     )
                 err = dplot.ci95(s, col)
                 dplot.errorbars(ax, xs, s[col], err, "#333333")
